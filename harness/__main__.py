@@ -1,0 +1,3 @@
+from harness.app import cli
+
+cli()

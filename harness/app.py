@@ -1,0 +1,71 @@
+"""Entry point: ``harness [overrides]`` for one run, ``harness -m ...`` for a sweep.
+
+The task function only instantiates the configured parts and runs the pipeline; tracking
+happens in :class:`harness.tracking.callback.TrackingCallback`.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import sys
+import traceback
+from pathlib import Path
+
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from hydra.utils import instantiate
+from omegaconf import DictConfig
+
+from harness.cache import DiskCache
+from harness.config import register
+from harness.config.resolvers import PROJECT_ROOT
+from harness.pipeline import run_pipeline
+from harness.results import RunResult
+from harness.tracking.callback import FAILED_JOBS
+from harness.tracking.outcome import JobOutcome
+
+log = logging.getLogger("harness")
+register()
+
+
+def run_from_config(cfg: DictConfig) -> RunResult:
+    """Builds every configured part and runs the pipeline (no Hydra runtime needed)."""
+    _seed_everything(cfg.seed)
+    dataset = instantiate(cfg.dataset)
+    chunker = instantiate(cfg.chunker)
+    retriever = instantiate(cfg.retriever)
+    suites = {name: instantiate(suite) for name, suite in cfg.metrics.items()}
+    cache = DiskCache(cfg.cache.dir, enabled=cfg.cache.enabled)
+    return run_pipeline(dataset, chunker, retriever, suites, cache)
+
+
+# An absolute path: a relative one resolves differently under `python -m harness` and the console script.
+@hydra.main(version_base="1.3", config_path=str(PROJECT_ROOT / "conf"), config_name="config")
+def main(cfg: DictConfig) -> JobOutcome:
+    """One job. A failure becomes a FAILED outcome (traceback kept) so a sweep goes on."""
+    output_dir = Path(HydraConfig.get().runtime.output_dir)
+    try:
+        result = run_from_config(cfg)
+        result.write(output_dir)
+        return JobOutcome(status="FINISHED", output_dir=output_dir, result=result)
+    except Exception:
+        error = traceback.format_exc()
+        output_dir.mkdir(parents=True, exist_ok=True)
+        (output_dir / "traceback.txt").write_text(error)
+        log.error("job failed: %s (traceback: %s)", error.strip().splitlines()[-1], output_dir / "traceback.txt")
+        return JobOutcome(status="FAILED", output_dir=output_dir, error=error)
+
+
+def cli() -> None:
+    """Console script: runs Hydra, then exits non-zero if any job failed."""
+    main()
+    if FAILED_JOBS:
+        sys.exit(1)
+
+
+def _seed_everything(seed: int) -> None:
+    import numpy as np
+
+    random.seed(seed)
+    np.random.seed(seed)

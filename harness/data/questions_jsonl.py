@@ -1,0 +1,100 @@
+"""questions.jsonl (seed 004's schema plus key facts, needle document, route) + a document folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.data.records import Dataset, DatasetError, Document, Question
+from harness.data.validation import ProblemList, field_value, iter_jsonl, require_file, sha256_of_files
+
+DIFFICULTIES = ("easy", "medium", "hard")
+# Seed 004's required fields, then the optional ones this harness adds.
+REQUIRED_STR_FIELDS = ("id", "domain", "difficulty", "question", "ground_truth", "source")
+OPTIONAL_STR_FIELDS = ("expected_answer", "needle_doc_id", "route")
+
+
+def load_documents(folder: Path, extensions: list[str]) -> tuple[list[Document], list[Path]]:
+    """Every file below ``folder`` with one of ``extensions``; the id is its relative path
+    without the extension, the title its first markdown H1 (else the file name)."""
+    if not folder.is_dir():
+        raise DatasetError(f"documents folder not found: {folder}")
+    suffixes = {ext.lower() for ext in extensions}
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in suffixes)
+    if not files:
+        raise DatasetError(f"no documents with extensions {sorted(suffixes)} in {folder}")
+    documents = []
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as err:
+            raise DatasetError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from err
+        doc_id = path.relative_to(folder).with_suffix("").as_posix()
+        documents.append(Document(id=doc_id, text=text, title=_markdown_title(text) or path.stem))
+    return documents, files
+
+
+def _markdown_title(text: str) -> str:
+    for line in text.splitlines():
+        if line.startswith("# "):
+            return line[2:].strip()
+    return ""
+
+
+def load_questions_jsonl(name: str, questions: str, documents: str,
+                         extensions: list[str] | None = None) -> Dataset:
+    """Loads and validates the dataset; every malformed record is reported with file and line."""
+    questions_path = require_file(Path(questions), "questions file")
+    docs_folder = Path(documents)
+    docs, doc_files = load_documents(docs_folder, list(extensions or [".md", ".markdown", ".txt"]))
+    doc_ids = {doc.id for doc in docs}
+    problems = ProblemList()
+    parsed: list[Question] = []
+    seen: dict[str, int] = {}
+    for line, record in iter_jsonl(questions_path, problems):
+        question = _parse_question(record, questions_path, line, problems, doc_ids)
+        if question is None:
+            continue
+        if question.id in seen:
+            problems.add(questions_path, line,
+                         f"field 'id': duplicate id '{question.id}' (first on line {seen[question.id]})")
+            continue
+        seen[question.id] = line
+        parsed.append(question)
+    if not parsed and not problems.problems:
+        problems.add(questions_path, None, "no questions")
+    problems.raise_if_any(f"dataset '{name}'")
+    digest = sha256_of_files(docs_folder, doc_files, extra=[questions_path])
+    return Dataset(name=name, documents=tuple(docs), questions=tuple(parsed), sha256=digest)
+
+
+def _parse_question(record: dict, path: Path, line: int, problems: ProblemList,
+                    doc_ids: set[str]) -> Question | None:
+    before = len(problems.problems)
+    values = {key: field_value(record, key, str, path, line, problems) for key in REQUIRED_STR_FIELDS}
+    values.update({key: field_value(record, key, str, path, line, problems, required=False)
+                   for key in OPTIONAL_STR_FIELDS})
+    if values["difficulty"] is not None and values["difficulty"] not in DIFFICULTIES:
+        problems.add(path, line, f"field 'difficulty' must be one of {list(DIFFICULTIES)}, "
+                                 f"got '{values['difficulty']}'")
+    facts = field_value(record, "key_facts", list, path, line, problems, required=False) or []
+    for index, fact in enumerate(facts):
+        if not isinstance(fact, str) or not fact.strip():
+            problems.add(path, line, f"field 'key_facts[{index}]' must be a non-empty string")
+    needle = values["needle_doc_id"]
+    if needle is not None and needle not in doc_ids:
+        problems.add(path, line, f"field 'needle_doc_id': no document '{needle}' in the documents folder")
+    if len(problems.problems) > before:
+        return None
+    known = set(REQUIRED_STR_FIELDS) | set(OPTIONAL_STR_FIELDS) | {"key_facts"}
+    return Question(
+        id=values["id"],
+        text=values["question"],
+        relevant={needle: 1} if needle else {},
+        key_facts=tuple(facts),
+        ground_truth=values["ground_truth"],
+        expected_answer=values["expected_answer"] or values["ground_truth"],
+        difficulty=values["difficulty"],
+        route=values["route"],
+        metadata={"domain": values["domain"], "source": values["source"],
+                  **{k: v for k, v in record.items() if k not in known}},
+    )

@@ -1,0 +1,93 @@
+"""Line-by-line readers that turn malformed input into errors naming file, line and field."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from harness.data.records import DatasetError
+
+# How many problems one error message lists before it summarises the rest.
+MAX_REPORTED_PROBLEMS = 20
+
+
+class ProblemList:
+    """Collects every problem in a file so the user can fix them in one pass."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+
+    def add(self, path: Path, line: int | None, message: str) -> None:
+        where = f"{path}:{line}" if line is not None else str(path)
+        self.problems.append(f"{where}: {message}")
+
+    def raise_if_any(self, what: str) -> None:
+        if not self.problems:
+            return
+        shown = self.problems[:MAX_REPORTED_PROBLEMS]
+        more = len(self.problems) - len(shown)
+        tail = f"\n  ... and {more} more" if more else ""
+        raise DatasetError(f"invalid {what} ({len(self.problems)} problem(s)):\n  " + "\n  ".join(shown) + tail)
+
+
+def require_file(path: Path, what: str) -> Path:
+    if not path.is_file():
+        raise DatasetError(f"{what} not found: {path}")
+    return path
+
+
+def iter_jsonl(path: Path, problems: ProblemList) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yields (line number, object) for every non-blank line; bad lines become problems."""
+    with path.open(encoding="utf-8") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            try:
+                record = json.loads(raw)
+            except json.JSONDecodeError as err:
+                problems.add(path, number, f"not valid JSON ({err.msg} at column {err.colno})")
+                continue
+            if not isinstance(record, dict):
+                problems.add(path, number, f"expected a JSON object, got {type(record).__name__}")
+                continue
+            yield number, record
+
+
+def field_value(record: dict, name: str, kind: type | tuple[type, ...], path: Path, line: int,
+                problems: ProblemList, required: bool = True) -> Any:
+    """Returns ``record[name]`` if present with the right type; otherwise records a problem."""
+    if name not in record or record[name] is None:
+        if required:
+            problems.add(path, line, f"field '{name}' is missing")
+        return None
+    value = record[name]
+    if not isinstance(value, kind) or isinstance(value, bool) and bool not in _as_tuple(kind):
+        expected = " or ".join(k.__name__ for k in _as_tuple(kind))
+        problems.add(path, line, f"field '{name}' must be {expected}, got {type(value).__name__}")
+        return None
+    if isinstance(value, str) and required and not value.strip():
+        problems.add(path, line, f"field '{name}' is empty")
+        return None
+    return value
+
+
+def _as_tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def sha256_of_files(root: Path, paths: list[Path], extra: list[Path] = ()) -> str:
+    """One digest over the files' paths (relative to ``root``; ``extra`` by name) and contents."""
+    digest = hashlib.sha256()
+    named = [(p.relative_to(root).as_posix(), p) for p in sorted(paths)]
+    named += [(p.name, p) for p in extra]
+    for label, path in named:
+        digest.update(label.encode())
+        digest.update(b"\0")
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        digest.update(b"\0")
+    return digest.hexdigest()

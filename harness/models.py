@@ -1,0 +1,63 @@
+"""Model loading, once per process, and model fingerprints for cache keys."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from functools import lru_cache
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+# Files whose bytes define a local model's behaviour (weights, tokenizer, configs).
+_MODEL_FILE_SUFFIXES = (".safetensors", ".bin", ".gguf", ".json", ".txt", ".model")
+
+
+def resolve_device(device: str) -> str:
+    """``auto`` becomes ``cuda`` when a GPU is visible, else ``cpu``; other values pass through."""
+    if device != "auto":
+        return device
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+@lru_cache(maxsize=None)
+def model_fingerprint(name_or_path: str) -> str:
+    """A content hash for a local model folder or file; the id itself for a hub model.
+
+    Keys caches by what the model is, not where it is installed, so a cache stays valid
+    across virtualenvs and is invalidated when the weights change.
+    """
+    path = Path(name_or_path)
+    if not path.exists():
+        return f"hub:{name_or_path}"
+    files = [path] if path.is_file() else sorted(
+        p for p in path.rglob("*") if p.is_file() and p.suffix in _MODEL_FILE_SUFFIXES)
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(file.relative_to(path.parent if path.is_file() else path).as_posix().encode())
+        with file.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 22), b""):
+                digest.update(block)
+    return f"sha256:{digest.hexdigest()}"
+
+
+@lru_cache(maxsize=None)
+def load_tokenizer(name_or_path: str):
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(name_or_path)
+    if not tokenizer.is_fast:
+        raise ValueError(f"tokenizer '{name_or_path}' has no fast version; offsets need one")
+    return tokenizer
+
+
+@lru_cache(maxsize=None)
+def load_sentence_transformer(name_or_path: str, device: str):
+    """A SentenceTransformer, loaded once per process and shared by every job of a sweep."""
+    from sentence_transformers import SentenceTransformer
+
+    resolved = resolve_device(device)
+    log.info("loading encoder %s on %s", name_or_path, resolved)
+    return SentenceTransformer(name_or_path, device=resolved)

@@ -1,0 +1,63 @@
+"""The retrieval pipeline: chunk, index, search, score. No tracking, no Hydra."""
+
+from __future__ import annotations
+
+import logging
+import time
+from contextlib import contextmanager
+
+from harness.cache import DiskCache, content_key
+from harness.chunkers.base import Chunker
+from harness.data.records import Dataset
+from harness.metrics.suites import MetricSuite
+from harness.results import QuestionRecord, RunResult
+from harness.retrievers.base import Retriever
+
+log = logging.getLogger(__name__)
+
+
+def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
+                 suites: dict[str, MetricSuite], cache: DiskCache) -> RunResult:
+    """Runs every question through the pipeline and scores it with every suite."""
+    timings: dict[str, float] = {}
+    with _timed(timings, "chunk"):
+        documents_key = content_key([(d.id, d.title, d.text) for d in dataset.documents])
+        chunks = cache.get_or_compute("chunks", content_key(documents_key, chunker.fingerprint()),
+                                      lambda: chunker.chunk(dataset.documents))
+    if not chunks:
+        raise ValueError(f"chunker produced no chunks from dataset '{dataset.name}'")
+    log.info("%d documents -> %d chunks", len(dataset.documents), len(chunks))
+    with _timed(timings, "index"):
+        retriever.index(chunks, content_key([(c.id, c.title, c.text) for c in chunks]), cache)
+    with _timed(timings, "search"):
+        results = retriever.search([q.text for q in dataset.questions])
+
+    rows, per_suite = [], {name: [] for name in suites}
+    with _timed(timings, "score"):
+        for question, hits in zip(dataset.questions, results):
+            record = QuestionRecord(question=question, chunks=[chunks[i] for i, _ in hits],
+                                    scores=[score for _, score in hits], top_k=retriever.top_k)
+            metrics = {}
+            for name, suite in suites.items():
+                values = suite.score(record)
+                per_suite[name].append(values)
+                metrics.update({f"{name}/{key}": value for key, value in values.items()})
+            rows.append(record.row(metrics))
+    aggregates = {f"{name}/{key}": value for name, suite in suites.items()
+                  for key, value in suite.aggregate(per_suite[name]).items()}
+    info = {
+        "questions": len(dataset.questions),
+        "documents": len(dataset.documents),
+        "chunks": len(chunks),
+        "seconds": timings,
+        "cache": dict(cache.stats),
+    }
+    return RunResult(dataset=dataset.name, dataset_sha256=dataset.sha256, rows=rows,
+                     metrics=aggregates, info=info)
+
+
+@contextmanager
+def _timed(timings: dict[str, float], stage: str):
+    start = time.perf_counter()
+    yield
+    timings[stage] = round(time.perf_counter() - start, 4)

@@ -1,0 +1,66 @@
+"""Result records: per-question records are the unit of truth, aggregates derive from them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.chunkers.base import Chunk
+from harness.data.records import Question
+
+
+@dataclass
+class QuestionRecord:
+    """Everything the pipeline produced for one question (later stages add fields)."""
+
+    question: Question
+    chunks: list[Chunk]
+    scores: list[float]
+    top_k: int
+
+    def ranked_doc_ids(self) -> list[str]:
+        """Documents in order of their best chunk."""
+        return list(dict.fromkeys(chunk.doc_id for chunk in self.chunks))
+
+    def gold_rank(self) -> int | None:
+        """1-based rank of the first chunk from a relevant document, or None."""
+        relevant = self.question.relevant
+        return next((rank for rank, chunk in enumerate(self.chunks, start=1)
+                     if relevant.get(chunk.doc_id, 0) > 0), None)
+
+    def row(self, metrics: dict[str, float]) -> dict[str, Any]:
+        """The question's line in the per-question table."""
+        return {
+            "question_id": self.question.id,
+            "question": self.question.text,
+            "gold_doc_ids": sorted(d for d, g in self.question.relevant.items() if g > 0),
+            "gold_rank": self.gold_rank(),
+            "retrieved_chunk_ids": [chunk.id for chunk in self.chunks],
+            "retrieved_doc_ids": [chunk.doc_id for chunk in self.chunks],
+            "retrieved_scores": [round(score, 6) for score in self.scores],
+            **metrics,
+        }
+
+
+@dataclass
+class RunResult:
+    """One job's results: the per-question table, aggregates and run facts."""
+
+    dataset: str
+    dataset_sha256: str
+    rows: list[dict[str, Any]]
+    metrics: dict[str, float]
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def write(self, folder: Path) -> dict[str, Path]:
+        """Writes ``per_question.jsonl`` and ``metrics.json``; returns their paths."""
+        folder.mkdir(parents=True, exist_ok=True)
+        table = folder / "per_question.jsonl"
+        with table.open("w", encoding="utf-8") as handle:
+            for row in self.rows:
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        summary = folder / "metrics.json"
+        summary.write_text(json.dumps({k: v for k, v in asdict(self).items() if k != "rows"}, indent=2))
+        return {"per_question": table, "metrics": summary}

@@ -1,0 +1,76 @@
+"""BM25 over chunks with the bm25s library."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.cache import DiskCache, content_key
+from harness.chunkers.base import Chunk
+from harness.retrievers.base import Retriever, ScoredChunks, indexed_text
+
+
+class BM25Retriever(Retriever):
+    """Sparse lexical retrieval.
+
+    Args:
+        top_k: chunks returned per query.
+        k1, b: BM25 saturation and length normalisation.
+        method: bm25s scoring variant (``lucene``, ``robertson``, ``atire``, ``bm25l``, ``bm25+``).
+        stemmer: a PyStemmer (Snowball) language such as ``english``, or null for none.
+        stopwords: a bm25s stopword list name such as ``en``, or null for none.
+        include_title: index ``title + " " + text``.
+    """
+
+    def __init__(self, top_k: int, k1: float, b: float, method: str = "lucene",
+                 stemmer: str | None = "english", stopwords: str | None = "en",
+                 include_title: bool = True) -> None:
+        super().__init__(top_k)
+        if k1 < 0 or not 0 <= b <= 1:
+            raise ValueError(f"k1 must be >= 0 and b in [0, 1], got k1={k1}, b={b}")
+        self.k1, self.b, self.method = k1, b, method
+        self.stemmer_language, self.stopwords = stemmer, stopwords
+        self.include_title = include_title
+        self._index = None
+        self._size = 0
+
+    def _stemmer(self):
+        if not self.stemmer_language:
+            return None
+        import Stemmer
+
+        return Stemmer.Stemmer(self.stemmer_language)
+
+    def _tokenize(self, texts: list[str]):
+        import bm25s
+
+        return bm25s.tokenize(texts, stopwords=self.stopwords or None, stemmer=self._stemmer(),
+                              show_progress=False)
+
+    def index(self, chunks: list[Chunk], corpus_key: str, cache: DiskCache) -> None:
+        import bm25s
+
+        def build():
+            model = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
+            model.index(self._tokenize([indexed_text(c, self.include_title) for c in chunks]),
+                        show_progress=False)
+            return model
+
+        key = content_key(corpus_key, self.fingerprint(), bm25s.__version__)
+        self._index = cache.get_or_build("bm25", key, build, save=lambda model, path: model.save(str(path)),
+                                         load=lambda path: bm25s.BM25.load(str(path)))
+        self._size = len(chunks)
+
+    def search(self, queries: list[str], k: int | None = None) -> list[ScoredChunks]:
+        if self._index is None:
+            raise RuntimeError("index() must be called before search()")
+        k = min(k or self.top_k, self._size)
+        ids, scores = self._index.retrieve(self._tokenize(queries), k=k, show_progress=False,
+                                           n_threads=0)
+        # bm25s returns chunks with a zero score when fewer match; they carry no evidence.
+        return [[(int(i), float(s)) for i, s in zip(row_ids, row_scores) if s > 0]
+                for row_ids, row_scores in zip(ids, scores)]
+
+    def fingerprint(self) -> dict[str, Any]:
+        return {"retriever": "bm25", "k1": self.k1, "b": self.b, "method": self.method,
+                "stemmer": self.stemmer_language, "stopwords": self.stopwords,
+                "include_title": self.include_title}

@@ -1,0 +1,158 @@
+"""The Hydra callback that connects runs and sweeps to the configured tracker.
+
+Hydra calls it in the main process at the start and end of a multirun and, in whichever
+process runs the job (launcher workers included), at the end of every job.
+"""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from hydra.core.hydra_config import HydraConfig
+from hydra.core.utils import JobReturn, JobStatus
+from hydra.experimental.callback import Callback
+from hydra.types import RunMode
+from hydra.utils import instantiate
+from omegaconf import DictConfig, OmegaConf
+
+from harness import __version__
+from harness.config.resolvers import PROJECT_ROOT
+from harness.tracking import sweep
+from harness.tracking.leaderboard import Leaderboard
+from harness.tracking.naming import flatten, redact
+from harness.tracking.outcome import JobInfo, JobOutcome
+
+log = logging.getLogger(__name__)
+
+# Config groups whose settings are logged as parameters.
+PARAM_GROUPS = ("dataset", "chunker", "retriever", "metrics")
+# Jobs that failed in this process (single runs) or in the sweep that just ended; read by the CLI
+# to set the exit code.
+FAILED_JOBS: list[str] = []
+
+
+class TrackingCallback(Callback):
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        # Hydra downgrades a callback's exceptions to warnings, so problems that must stop the sweep
+        # before any job starts (malformed data, an unreachable tracker) exit explicitly.
+        with _stop_sweep_on_error("the dataset is invalid"):
+            instantiate(config.dataset)
+        with _stop_sweep_on_error("the tracker could not start the sweep"):
+            self._start_sweep(config)
+
+    def _start_sweep(self, config: DictConfig) -> None:
+        sweep_dir = Path(config.hydra.sweep.dir)
+        state = sweep.start_sweep(sweep_dir)
+        overrides = list(config.hydra.overrides.task)
+        params = config.hydra.sweeper.get("params")
+        sweep_params = OmegaConf.to_container(params, resolve=True) if params else {}
+        tags = {
+            "harness.sweep_dir": str(sweep_dir.resolve()),
+            "harness.sweep_overrides": " ".join(overrides),
+            "harness.sweep_params": " ".join(f"{k}={v}" for k, v in sweep_params.items()),
+            "harness.role": "sweep",
+            **_code_tags(),
+        }
+        name = f"{config.experiment_name} sweep {sweep_dir.name}"
+        state["parent_run_id"] = instantiate(config.tracking).start_sweep(name, tags)
+        sweep.save_sweep(sweep_dir, state)
+
+    def on_job_end(self, config: DictConfig, job_return: JobReturn, **kwargs: Any) -> None:
+        hydra_cfg = HydraConfig.get()
+        multirun = hydra_cfg.mode == RunMode.MULTIRUN
+        outcome = _outcome(job_return, Path(hydra_cfg.runtime.output_dir))
+        info = _job_info(config, hydra_cfg)
+        state = sweep.read_sweep(Path(hydra_cfg.sweep.dir)) if multirun else {}
+        summary = {
+            "sweep_id": state.get("sweep_id"), "job_num": hydra_cfg.job.num if multirun else 0,
+            "name": info.name, "status": outcome.status, "choices": info.choices,
+            "overrides": info.overrides, "metrics": outcome.result.metrics if outcome.result else {},
+            "error": outcome.error.strip().splitlines()[-1] if outcome.error else None,
+        }
+        tracker = instantiate(config.tracking)
+        try:
+            tracker.log_job(outcome, info, state.get("parent_run_id"))
+        except Exception as err:  # results stay on disk; the tracking failure is reported, not hidden
+            log.exception("tracking failed for %s; its results are in %s", info.name, outcome.output_dir)
+            summary["tracking_error"] = repr(err)
+        sweep.write_job_summary(outcome.output_dir, summary)
+        if not multirun:
+            if outcome.failed:
+                FAILED_JOBS.append(info.name)
+            _report([summary], config, tracker, title=f"{config.experiment_name}: {info.name}")
+
+    def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
+        sweep_dir = Path(config.hydra.sweep.dir)
+        state = sweep.read_sweep(sweep_dir)
+        summaries = sweep.collect_job_summaries(sweep_dir, state.get("sweep_id", ""))
+        failed = [s["name"] for s in summaries if s["status"] != "FINISHED"]
+        FAILED_JOBS.extend(failed)
+        tracker = instantiate(config.tracking)
+        board = _report(summaries, config, tracker, title=f"{config.experiment_name}: {len(summaries)} runs")
+        (sweep_dir / "leaderboard.csv").write_text(board.to_csv())
+        tracker.end_sweep(state.get("parent_run_id"), board, jobs=len(summaries), failed=len(failed))
+        for summary in summaries:
+            if summary["status"] != "FINISHED":
+                print(f"FAILED {summary['name']}: {summary.get('error')}")
+        print(f"Leaderboard: {sweep_dir / 'leaderboard.csv'}")
+
+
+@contextmanager
+def _stop_sweep_on_error(what: str):
+    try:
+        yield
+    except Exception as err:
+        print(f"harness: sweep not started, {what}:\n{err}", file=sys.stderr)
+        raise SystemExit(2) from err
+
+
+def _report(summaries: list[dict], config: DictConfig, tracker, title: str) -> Leaderboard:
+    board = Leaderboard.from_summaries(summaries, list(config.report.headline))
+    board.print(title)
+    where = tracker.where()
+    if where:
+        print(f"Open the results: {where}")
+    return board
+
+
+def _outcome(job_return: JobReturn, output_dir: Path) -> JobOutcome:
+    if job_return.status == JobStatus.COMPLETED and isinstance(job_return.return_value, JobOutcome):
+        return job_return.return_value
+    error = job_return._return_value  # the exception Hydra caught
+    text = "".join(__import__("traceback").format_exception(error)) if isinstance(error, BaseException) else str(error)
+    return JobOutcome(status="FAILED", output_dir=output_dir, error=text)
+
+
+def _job_info(config: DictConfig, hydra_cfg) -> JobInfo:
+    task_keys = [key for key in config.keys() if key != "hydra"]
+    task = OmegaConf.to_container(OmegaConf.masked_copy(config, task_keys), resolve=True)
+    params: dict[str, Any] = {}
+    for group in PARAM_GROUPS:
+        params.update(flatten(task.get(group, {}), group))
+    params.update({"seed": task.get("seed"), "cache.enabled": task.get("cache", {}).get("enabled")})
+    choices = {g: str(o) for g, o in hydra_cfg.runtime.choices.items()
+               if o is not None and not g.startswith(("hydra/", "schema/")) and "@" not in g}
+    overrides = list(hydra_cfg.overrides.task)
+    name = hydra_cfg.job.override_dirname or ",".join(f"{g}={choices[g]}" for g in ("chunker", "retriever")
+                                                     if g in choices)
+    tags = {"harness.version": __version__, "harness.output_dir": str(Path(hydra_cfg.runtime.output_dir).resolve()),
+            "harness.overrides": " ".join(overrides), **_code_tags()}
+    return JobInfo(name=name, choices=choices, overrides=overrides, params=params,
+                   config_yaml=OmegaConf.to_yaml(OmegaConf.create(redact(task))), tags=tags)
+
+
+def _code_tags() -> dict[str, str]:
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=PROJECT_ROOT, capture_output=True,
+                                text=True, timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=PROJECT_ROOT,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    return {"mlflow.source.git.commit": commit, "harness.git_commit": commit,
+            "harness.git_dirty": str(bool(dirty)).lower()}

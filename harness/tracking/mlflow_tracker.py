@@ -1,0 +1,149 @@
+"""MLflow tracker: a parent run per sweep, a child run per job, all through MlflowClient.
+
+The client API (not the fluent ``mlflow.start_run``) keeps no global active run, so jobs of the
+basic launcher sharing one process, and workers of a parallel launcher, never collide.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+from harness.tracking.base import Tracker
+from harness.tracking.leaderboard import Leaderboard
+from harness.tracking.naming import metric_name
+from harness.tracking.outcome import JobInfo, JobOutcome
+
+log = logging.getLogger(__name__)
+
+PARENT_TAG = "mlflow.parentRunId"
+# MLflow's documented per-request limits for log_batch.
+_MAX_PARAMS_PER_BATCH = 100
+_MAX_METRICS_PER_BATCH = 1000
+_MAX_PARAM_VALUE = 6000
+
+
+class MLflowTracker(Tracker):
+    """Args:
+        tracking_uri: e.g. ``sqlite:///mlflow.db`` or ``http://mlflow.internal:5000``.
+        experiment_name: MLflow experiment that receives the runs.
+        artifact_location: artifact root for a newly created experiment (a local folder is made
+            absolute); null leaves it to the server.
+        ui_hint: print how to open the results at the end.
+    """
+
+    def __init__(self, tracking_uri: str, experiment_name: str, artifact_location: str | None = None,
+                 ui_hint: bool = True) -> None:
+        self.tracking_uri = tracking_uri
+        self.experiment_name = experiment_name
+        self.artifact_location = artifact_location
+        self.ui_hint = ui_hint
+        self._client_instance = None
+        self._experiment_id: str | None = None
+
+    @property
+    def _client(self):
+        if self._client_instance is None:
+            from mlflow.tracking import MlflowClient
+
+            self._client_instance = MlflowClient(tracking_uri=self.tracking_uri)
+        return self._client_instance
+
+    def _experiment(self) -> str:
+        if self._experiment_id is None:
+            found = self._client.get_experiment_by_name(self.experiment_name)
+            if found is not None:
+                self._experiment_id = found.experiment_id
+            else:
+                location = self.artifact_location
+                if location and "://" not in location:
+                    location = Path(location).resolve().as_uri()
+                try:
+                    self._experiment_id = self._client.create_experiment(self.experiment_name, location)
+                except Exception:  # created meanwhile by a parallel worker
+                    found = self._client.get_experiment_by_name(self.experiment_name)
+                    if found is None:
+                        raise
+                    self._experiment_id = found.experiment_id
+        return self._experiment_id
+
+    def start_sweep(self, name: str, tags: dict[str, str]) -> str:
+        run = self._client.create_run(self._experiment(), run_name=name, tags=tags)
+        log.info("MLflow parent run %s (%s)", run.info.run_id, name)
+        return run.info.run_id
+
+    def log_job(self, outcome: JobOutcome, info: JobInfo, parent_id: str | None) -> None:
+        client = self._client
+        tags = dict(info.tags)
+        if parent_id:
+            tags[PARENT_TAG] = parent_id
+        run_id = client.create_run(self._experiment(), run_name=info.name, tags=tags).info.run_id
+        try:
+            params = {f"choice.{group}": option for group, option in info.choices.items()}
+            params.update(info.params)
+            self._log_batch(run_id, params=params,
+                            metrics=outcome.result.metrics if outcome.result else {},
+                            extra=self._run_facts(outcome))
+            client.log_text(run_id, info.config_yaml, "config.yaml")
+            if outcome.result is not None:
+                result = outcome.result
+                client.set_tag(run_id, "dataset.sha256", result.dataset_sha256)
+                client.set_tag(run_id, "dataset.name", result.dataset)
+                for path in sorted(outcome.output_dir.glob("per_question.*")):
+                    client.log_artifact(run_id, str(path))
+                self._log_table(run_id, result.rows)
+            if outcome.error:
+                client.log_text(run_id, outcome.error, "traceback.txt")
+                client.set_tag(run_id, "harness.error", outcome.error.strip().splitlines()[-1][:500])
+        finally:
+            client.set_terminated(run_id, status=outcome.status)
+
+    def end_sweep(self, parent_id: str | None, board: Leaderboard, jobs: int, failed: int) -> None:
+        if parent_id is None:
+            return
+        client = self._client
+        self._log_batch(parent_id, params={}, metrics={},
+                        extra={"sweep/jobs": jobs, "sweep/jobs_failed": failed,
+                               "sweep/jobs_finished": jobs - failed})
+        client.log_text(parent_id, board.to_csv(), "leaderboard.csv")
+        client.log_text(parent_id, board.to_markdown(), "leaderboard.md")
+        client.set_terminated(parent_id, status="FAILED" if jobs and failed == jobs else "FINISHED")
+
+    def where(self) -> str | None:
+        if not self.ui_hint:
+            return None
+        if self.tracking_uri.startswith(("sqlite:", "file:")) or "://" not in self.tracking_uri:
+            return f"mlflow ui --backend-store-uri {self.tracking_uri}"
+        return f"open {self.tracking_uri} (experiment '{self.experiment_name}')"
+
+    def _run_facts(self, outcome: JobOutcome) -> dict[str, float]:
+        if outcome.result is None:
+            return {}
+        info = outcome.result.info
+        facts = {f"run/{key}": float(info[key]) for key in ("questions", "documents", "chunks") if key in info}
+        facts.update({f"time/{stage}_seconds": float(s) for stage, s in info.get("seconds", {}).items()})
+        facts.update({f"cache/{key.replace('/', '_')}": float(n) for key, n in info.get("cache", {}).items()})
+        return facts
+
+    def _log_batch(self, run_id: str, params: dict[str, Any], metrics: dict[str, float],
+                   extra: dict[str, float]) -> None:
+        from mlflow.entities import Metric, Param
+
+        now = int(time.time() * 1000)
+        param_list = [Param(key, str(value)[:_MAX_PARAM_VALUE]) for key, value in params.items()]
+        metric_list = [Metric(metric_name(key), float(value), now, 0)
+                       for key, value in {**metrics, **extra}.items() if value is not None]
+        for start in range(0, len(param_list), _MAX_PARAMS_PER_BATCH):
+            self._client.log_batch(run_id, params=param_list[start:start + _MAX_PARAMS_PER_BATCH])
+        for start in range(0, len(metric_list), _MAX_METRICS_PER_BATCH):
+            self._client.log_batch(run_id, metrics=metric_list[start:start + _MAX_METRICS_PER_BATCH])
+
+    def _log_table(self, run_id: str, rows: list[dict[str, Any]]) -> None:
+        """The per-question table in MLflow's table format, viewable in the UI."""
+        import pandas as pd
+
+        frame = pd.DataFrame([{k: ("|".join(map(str, v)) if isinstance(v, list) else v)
+                               for k, v in row.items()} for row in rows])
+        self._client.log_table(run_id, data=frame, artifact_file="per_question_table.json")

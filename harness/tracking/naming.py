@@ -1,0 +1,45 @@
+"""Turning configs and metric names into what trackers accept, without leaking secrets."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# Config keys whose values are never logged, whatever the component (API keys, passwords...).
+_SECRET_KEY = re.compile(r"(api[_-]?key|secret|password|passwd|credential|auth[_-]?token|access[_-]?key)",
+                         re.IGNORECASE)
+_UNSAFE_METRIC_CHARS = re.compile(r"[^A-Za-z0-9_\-./ ]")
+
+
+def is_secret_key(key: str) -> bool:
+    return bool(_SECRET_KEY.search(key))
+
+
+def redact(value: Any) -> Any:
+    """A copy of a nested dict/list config with secret-looking keys removed."""
+    if isinstance(value, dict):
+        return {k: redact(v) for k, v in value.items() if not is_secret_key(str(k))}
+    if isinstance(value, list):
+        return [redact(v) for v in value]
+    return value
+
+
+def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    """``{"a": {"b": 1}, "c": [1, 2]}`` -> ``{"a.b": 1, "c": "[1, 2]"}``; ``_target_`` dropped."""
+    if not isinstance(value, dict):
+        return {prefix: value}
+    flat: dict[str, Any] = {}
+    for key, item in value.items():
+        if key == "_target_" or is_secret_key(str(key)):
+            continue
+        name = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(item, dict):
+            flat.update(flatten(item, name))
+        else:
+            flat[name] = item
+    return flat
+
+
+def metric_name(name: str) -> str:
+    """MLflow-safe metric key (``retrieval/ndcg@10`` -> ``retrieval/ndcg_10``)."""
+    return _UNSAFE_METRIC_CHARS.sub("_", name)

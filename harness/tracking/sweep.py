@@ -1,0 +1,52 @@
+"""Bookkeeping shared by the main process and launcher workers through the sweep folder.
+
+Workers of a parallel launcher are separate processes; the sweep folder is the one place every
+job can read, so the sweep's id and its MLflow parent run id are kept in a small file there,
+and each job leaves a ``summary.json`` beside its outputs for the end-of-sweep leaderboard.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from pathlib import Path
+from typing import Any
+
+SWEEP_FILE = ".harness_sweep.json"
+JOB_SUMMARY = "summary.json"
+
+
+def start_sweep(sweep_dir: Path) -> dict[str, Any]:
+    sweep_dir.mkdir(parents=True, exist_ok=True)
+    state = {"sweep_id": uuid.uuid4().hex}
+    save_sweep(sweep_dir, state)
+    return state
+
+
+def save_sweep(sweep_dir: Path, state: dict[str, Any]) -> None:
+    staging = sweep_dir / f"{SWEEP_FILE}.{os.getpid()}"
+    staging.write_text(json.dumps(state))
+    os.replace(staging, sweep_dir / SWEEP_FILE)
+
+
+def read_sweep(sweep_dir: Path) -> dict[str, Any]:
+    path = sweep_dir / SWEEP_FILE
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def write_job_summary(output_dir: Path, summary: dict[str, Any]) -> Path:
+    output_dir.mkdir(parents=True, exist_ok=True)
+    path = output_dir / JOB_SUMMARY
+    path.write_text(json.dumps(summary, indent=2, default=str))
+    return path
+
+
+def collect_job_summaries(sweep_dir: Path, sweep_id: str) -> list[dict[str, Any]]:
+    """Summaries of this sweep's jobs (a reused sweep folder may hold older ones), by job number."""
+    summaries = []
+    for path in sweep_dir.glob(f"*/{JOB_SUMMARY}"):
+        summary = json.loads(path.read_text())
+        if summary.get("sweep_id") == sweep_id:
+            summaries.append(summary)
+    return sorted(summaries, key=lambda s: int(s.get("job_num", 0)))

@@ -1,0 +1,120 @@
+"""Every option of every config group composes against its schema and instantiates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hydra.errors import ConfigCompositionException
+from hydra.utils import instantiate
+
+from harness.chunkers.base import Chunker
+from harness.data.records import Dataset
+from harness.metrics.suites import MetricSuite
+from harness.retrievers.base import Retriever
+from harness.tracking.base import Tracker
+from tests.conftest import PROJECT_ROOT, TINY_BEIR, TINY_DATASET_OVERRIDES
+
+CONF = PROJECT_ROOT / "conf"
+
+
+def options(group: str) -> list[str]:
+    return sorted(p.stem for p in (CONF / group).glob("*.yaml"))
+
+
+def test_every_group_has_options():
+    for group in ("dataset", "chunker", "retriever", "metrics", "tracking", "experiment"):
+        assert options(group), group
+    assert {"none", "fixed_tokens", "recursive", "markdown_sections"} <= set(options("chunker"))
+    assert {"bm25", "dense", "hybrid"} <= set(options("retriever"))
+    assert {"demo", "beir", "questions_jsonl"} <= set(options("dataset"))
+
+
+@pytest.mark.parametrize("option", options("chunker"))
+def test_chunker_options_instantiate(compose, option):
+    chunker = instantiate(compose([f"chunker={option}"]).chunker)
+    assert isinstance(chunker, Chunker)
+    assert chunker.fingerprint()
+
+
+@pytest.mark.parametrize("option", options("retriever"))
+def test_retriever_options_instantiate_without_loading_models(compose, option):
+    retriever = instantiate(compose([f"retriever={option}"]).retriever)
+    assert isinstance(retriever, Retriever)
+    assert retriever.top_k == 5
+
+
+@pytest.mark.parametrize("option", options("metrics"))
+def test_metric_suites_instantiate(compose, option):
+    cfg = compose([f"metrics=[{option}]"])
+    suites = {name: instantiate(node) for name, node in cfg.metrics.items()}
+    assert list(suites) == [option]
+    assert all(isinstance(s, MetricSuite) for s in suites.values())
+
+
+@pytest.mark.parametrize("option", options("tracking"))
+def test_tracking_options_instantiate(compose, option):
+    assert isinstance(instantiate(compose([f"tracking={option}"]).tracking), Tracker)
+
+
+@pytest.mark.parametrize("overrides", [
+    ["dataset=demo"],
+    TINY_DATASET_OVERRIDES,
+    ["dataset=beir", f"dataset.path={TINY_BEIR}"],
+])
+def test_dataset_options_load(compose, overrides):
+    dataset = instantiate(compose(overrides).dataset)
+    assert isinstance(dataset, Dataset) and dataset.questions and dataset.documents
+
+
+def test_hybrid_nests_the_bm25_and_dense_options(compose):
+    cfg = compose(["retriever=hybrid", "retriever.sparse.k1=1.2"])
+    assert cfg.retriever.sparse.k1 == 1.2
+    assert cfg.retriever.dense.model == cfg.models.encoder
+
+
+@pytest.mark.parametrize("option", options("experiment"))
+def test_experiments_compose(compose, option):
+    overrides = [f"experiment={option}"]
+    if option == "scifact":
+        overrides.append(f"dataset.path={TINY_BEIR}")
+    cfg = compose(overrides, return_hydra_config=True)
+    assert cfg.hydra.mode.name == "MULTIRUN"
+    assert cfg.hydra.sweeper.params
+
+
+def test_demo_sweep_is_three_chunkers_by_three_retrievers(compose):
+    params = compose(["experiment=demo_sweep"], return_hydra_config=True).hydra.sweeper.params
+    assert len(params.chunker.split(",")) == 3 and len(params.retriever.split(",")) == 3
+
+
+@pytest.mark.parametrize("override, key", [
+    ("retriever.k3=1", "k3"),
+    ("retriever.k1=fast", "retriever.k1"),
+    ("chunker.size=big", "chunker.size"),
+    ("metrics.retrieval.cutoffs=[1]", "cutoffs"),
+    ("dataset.nmae=x", "nmae"),
+    ("top_kk=3", "top_kk"),
+])
+def test_bad_overrides_fail_at_compose_time_naming_the_key(compose, override, key):
+    with pytest.raises(ConfigCompositionException) as err:
+        compose([override])
+    assert key in str(err.value) or key in str(err.value.__cause__)
+
+
+def test_unknown_key_in_a_yaml_option_fails_naming_it(compose, tmp_path: Path):
+    bad = CONF / "retriever" / "_test_bad_option.yaml"
+    bad.write_text("defaults:\n  - /schema/retriever/bm25@_here_\n  - _self_\n"
+                   "_target_: harness.retrievers.bm25.BM25Retriever\nk_one: 1.0\n")
+    try:
+        with pytest.raises(ConfigCompositionException) as err:
+            compose(["retriever=_test_bad_option"])
+        assert "k_one" in str(err.value) + str(err.value.__cause__)
+    finally:
+        bad.unlink()
+
+
+def test_no_python_literal_for_seed_numbers_the_yaml_holds(compose):
+    cfg = compose()
+    assert list(cfg.metrics.key_facts.position_weights) == [1.0, 0.9, 0.7, 0.5, 0.3]
+    assert [(b.max_rank, b.weight) for b in cfg.metrics.key_facts.rank_bands] == [(1, 1.0), (3, 0.7), (5, 0.5)]

@@ -1,0 +1,39 @@
+"""Shared fixtures: real configs composed with Hydra, shrunk to the tiny test corpus."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+TINY = PROJECT_ROOT / "tests" / "data" / "tiny"
+TINY_BEIR = PROJECT_ROOT / "tests" / "data" / "tiny_beir"
+
+TINY_DATASET_OVERRIDES = [
+    "dataset=questions_jsonl",
+    f"dataset.questions={TINY / 'questions.jsonl'}",
+    f"dataset.documents={TINY / 'docs'}",
+]
+
+
+@pytest.fixture
+def compose():
+    """compose(overrides) -> the real root config with those overrides."""
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+
+    from harness.config import register
+
+    register()
+
+    def _compose(overrides: list[str] | None = None, return_hydra_config: bool = False):
+        with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
+            return hydra_compose("config", overrides=overrides or [], return_hydra_config=return_hydra_config)
+
+    return _compose
