@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import random
 import sys
-import traceback
 from pathlib import Path
 
 import hydra
@@ -49,12 +48,12 @@ def main(cfg: DictConfig) -> JobOutcome:
         result = run_from_config(cfg)
         result.write(output_dir)
         return JobOutcome(status="FINISHED", output_dir=output_dir, result=result)
-    except Exception:
-        error = traceback.format_exc()
+    except Exception as err:
+        outcome = JobOutcome.from_exception(err, output_dir)
         output_dir.mkdir(parents=True, exist_ok=True)
-        (output_dir / "traceback.txt").write_text(error)
-        log.error("job failed: %s (traceback: %s)", error.strip().splitlines()[-1], output_dir / "traceback.txt")
-        return JobOutcome(status="FAILED", output_dir=output_dir, error=error)
+        (output_dir / "traceback.txt").write_text(outcome.error)
+        log.error("job failed: %s (traceback: %s)", outcome.message, output_dir / "traceback.txt")
+        return outcome
 
 
 def cli() -> None:

@@ -40,8 +40,10 @@ class TrackingCallback(Callback):
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         # Hydra downgrades a callback's exceptions to warnings, so problems that must stop the sweep
         # before any job starts (malformed data, an unreachable tracker) exit explicitly.
-        with _stop_sweep_on_error("the dataset is invalid"):
-            instantiate(config.dataset)
+        # When the sweep itself varies the dataset's keys they are unset here; each job checks its own.
+        if not OmegaConf.missing_keys(config.dataset):
+            with _stop_sweep_on_error("the dataset is invalid"):
+                instantiate(config.dataset)
         with _stop_sweep_on_error("the tracker could not start the sweep"):
             self._start_sweep(config)
 
@@ -72,7 +74,7 @@ class TrackingCallback(Callback):
             "sweep_id": state.get("sweep_id"), "job_num": hydra_cfg.job.num if multirun else 0,
             "name": info.name, "status": outcome.status, "choices": info.choices,
             "overrides": info.overrides, "metrics": outcome.result.metrics if outcome.result else {},
-            "error": outcome.error.strip().splitlines()[-1] if outcome.error else None,
+            "error": outcome.message,
         }
         tracker = instantiate(config.tracking)
         try:
@@ -123,9 +125,10 @@ def _report(summaries: list[dict], config: DictConfig, tracker, title: str) -> L
 def _outcome(job_return: JobReturn, output_dir: Path) -> JobOutcome:
     if job_return.status == JobStatus.COMPLETED and isinstance(job_return.return_value, JobOutcome):
         return job_return.return_value
-    error = job_return._return_value  # the exception Hydra caught
-    text = "".join(__import__("traceback").format_exception(error)) if isinstance(error, BaseException) else str(error)
-    return JobOutcome(status="FAILED", output_dir=output_dir, error=text)
+    error = job_return._return_value  # the exception Hydra caught outside the task's own handler
+    if not isinstance(error, BaseException):
+        error = RuntimeError(f"job returned {error!r} instead of a JobOutcome")
+    return JobOutcome.from_exception(error, output_dir)
 
 
 def _job_info(config: DictConfig, hydra_cfg) -> JobInfo:

@@ -96,7 +96,7 @@ class MLflowTracker(Tracker):
                 self._log_table(run_id, result.rows)
             if outcome.error:
                 client.log_text(run_id, outcome.error, "traceback.txt")
-                client.set_tag(run_id, "harness.error", outcome.error.strip().splitlines()[-1][:500])
+                client.set_tag(run_id, "harness.error", (outcome.message or "")[:5000])
         finally:
             client.set_terminated(run_id, status=outcome.status)
 

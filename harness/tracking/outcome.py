@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,17 @@ class JobOutcome:
     status: str  # "FINISHED" or "FAILED"
     output_dir: Path
     result: RunResult | None = None
-    error: str | None = None
+    error: str | None = None  # the full traceback
+    message: str | None = None  # the root cause, one paragraph
+
+    @classmethod
+    def from_exception(cls, error: BaseException, output_dir: Path) -> "JobOutcome":
+        """A FAILED outcome; the message is the innermost cause (not Hydra's instantiate wrapper)."""
+        root = error
+        while root.__cause__ is not None:
+            root = root.__cause__
+        text = "".join(traceback.format_exception(error))
+        return cls(status="FAILED", output_dir=output_dir, error=text, message=f"{type(root).__name__}: {root}")
 
     @property
     def failed(self) -> bool:
