@@ -51,10 +51,13 @@ class Leaderboard:
 
         table = Table(title=title)
         for column in self.columns:
-            table.add_column(column, justify="right" if column not in ("run", "status") else "left")
+            if column == "run":
+                table.add_column(column, overflow="fold", min_width=32)
+            else:
+                table.add_column(column, justify="left" if column == "status" else "right")
         for row in self.rows:
             table.add_row(*(_cell(row.get(c)) for c in self.columns))
-        Console(width=max(120, 30 + 16 * len(self.columns))).print(table)
+        Console(width=max(120, 50 + 16 * len(self.columns))).print(table)
 
 
 def _cell(value: Any) -> str:

@@ -118,3 +118,11 @@ def test_no_python_literal_for_seed_numbers_the_yaml_holds(compose):
     cfg = compose()
     assert list(cfg.metrics.key_facts.position_weights) == [1.0, 0.9, 0.7, 0.5, 0.3]
     assert [(b.max_rank, b.weight) for b in cfg.metrics.key_facts.rank_bands] == [(1, 1.0), (3, 0.7), (5, 0.5)]
+
+
+def test_experiment_overlays_override_root_values(compose):
+    cfg = compose(["experiment=scifact", f"dataset.path={TINY_BEIR}"])
+    assert cfg.experiment_name == "scifact"
+    assert cfg.report.headline[0] == "retrieval/ndcg_at_10"
+    assert cfg.retriever.top_k == 100 and list(cfg.metrics) == ["retrieval"]
+    assert compose(["experiment=demo_sweep"]).experiment_name == "demo"
