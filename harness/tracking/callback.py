@@ -37,14 +37,12 @@ FAILED_JOBS: list[str] = []
 
 
 class TrackingCallback(Callback):
+    def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
+        _check_dataset(config, "run")
+
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
-        # Hydra downgrades a callback's exceptions to warnings, so problems that must stop the sweep
-        # before any job starts (malformed data, an unreachable tracker) exit explicitly.
-        # When the sweep itself varies the dataset's keys they are unset here; each job checks its own.
-        if not OmegaConf.missing_keys(config.dataset):
-            with _stop_sweep_on_error("the dataset is invalid"):
-                instantiate(config.dataset)
-        with _stop_sweep_on_error("the tracker could not start the sweep"):
+        _check_dataset(config, "sweep")
+        with _stop_on_error("sweep", "the tracker could not start the sweep"):
             self._start_sweep(config)
 
     def _start_sweep(self, config: DictConfig) -> None:
@@ -104,12 +102,24 @@ class TrackingCallback(Callback):
         print(f"Leaderboard: {sweep_dir / 'leaderboard.csv'}")
 
 
+def _check_dataset(config: DictConfig, what: str) -> None:
+    """Loads the dataset once up front: malformed data stops everything before a job starts.
+
+    When a sweep itself varies the dataset's keys they are unset here; each job checks its own.
+    """
+    if not OmegaConf.missing_keys(config.dataset):
+        with _stop_on_error(what, "the dataset is invalid"):
+            instantiate(config.dataset)
+
+
 @contextmanager
-def _stop_sweep_on_error(what: str):
+def _stop_on_error(what: str, reason: str):
+    # Hydra downgrades a callback's exceptions to warnings, so what must stop the run exits.
     try:
         yield
     except Exception as err:
-        print(f"harness: sweep not started, {what}:\n{err}", file=sys.stderr)
+        root = err.__cause__ or err
+        print(f"harness: {what} not started, {reason}:\n{root}", file=sys.stderr)
         raise SystemExit(2) from err
 
 

@@ -120,6 +120,17 @@ def test_malformed_dataset_stops_the_sweep_before_any_job(tmp_path):
     assert not list((tmp_path / "sweep").glob("*/summary.json"))
 
 
+def test_malformed_dataset_stops_a_single_run_before_it_starts(tmp_path):
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"id": "a", "domain": "d", "difficulty": "tricky", "question": "q", '
+                      '"ground_truth": "g", "source": "s"}\n')
+    done = run_cli(tmp_path, "dataset=questions_jsonl", f"dataset.documents={TINY / 'docs'}",
+                   f"dataset.questions={broken}", multirun=False)
+    assert done.returncode == 2
+    assert f"{broken}:1: field 'difficulty'" in done.stderr and "run not started" in done.stderr
+    assert runs_of(tmp_path)[1] == []
+
+
 def test_joblib_launcher_workers_nest_under_the_parent(tmp_path):
     done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "chunker=none", "retriever=bm25,hybrid",
                    "hydra/launcher=joblib", "hydra.launcher.n_jobs=2")
