@@ -61,6 +61,7 @@ class DiskCache:
                 return value
             except Exception as err:  # a corrupt entry is rebuilt, never trusted
                 log.warning("cache entry %s unreadable (%s); recomputing", target, err)
+                _remove(target)
         self.stats[f"{namespace}/miss"] += 1
         value = compute()
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -75,6 +76,13 @@ class DiskCache:
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return value
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def _replace_dir(staging: Path, target: Path) -> None:

@@ -38,14 +38,36 @@ class FixedTokensChunker(Chunker):
         offsets = encoding["offset_mapping"]
         if not offsets:
             return make_chunks(document, [(0, len(document.text))])
-        spans = []
-        step = self.size - self.overlap
-        for first in range(0, len(offsets), step):
-            window = offsets[first:first + self.size]
-            spans.append((window[0][0], window[-1][1]))
-            if first + self.size >= len(offsets):
-                break
+        word_ids = encoding.word_ids()
+        starts_word = [i == 0 or word_ids[i] is None or word_ids[i] != word_ids[i - 1]
+                       for i in range(len(offsets))]
+        spans = [(offsets[first][0], offsets[last - 1][1]) for first, last in self._windows(starts_word)]
         return make_chunks(document, spans)
+
+    def _windows(self, starts_word: list[bool]) -> list[tuple[int, int]]:
+        """[first, last) token windows of at most ``size`` tokens.
+
+        Windows end before, and start at, the first sub-word piece of a word, so that a chunk's text
+        re-tokenizes to the same pieces (a window starting at ``##ation`` would not). A word longer
+        than ``size`` tokens is cut where it must be.
+        """
+        count = len(starts_word)
+        windows = []
+        first = 0
+        while True:
+            last = min(first + self.size, count)
+            if last < count:
+                cut = last
+                while cut > first and not starts_word[cut]:
+                    cut -= 1
+                last = cut if cut > first else last
+            windows.append((first, last))
+            if last >= count:
+                return windows
+            following = max(last - self.overlap, first + 1)
+            while following < last and not starts_word[following]:
+                following += 1
+            first = following
 
     def fingerprint(self) -> dict[str, Any]:
         return {"chunker": "fixed_tokens", "size": self.size, "overlap": self.overlap,

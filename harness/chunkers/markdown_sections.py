@@ -8,8 +8,9 @@ from typing import Any
 from harness.chunkers.base import Chunk, Chunker, make_chunks
 from harness.data.records import Document
 
-_HEADER = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
-_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+# CommonMark ATX header; an optional closing run of #s must follow a space ("# Using C#" keeps its #).
+_HEADER = re.compile(r"^(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 
 
 class MarkdownSectionsChunker(Chunker):
@@ -36,12 +37,17 @@ class MarkdownSectionsChunker(Chunker):
         starts: list[int] = [0]
         titles: list[str] = [document.title]
         path: list[tuple[int, str]] = []
-        in_fence = False
+        fence: str | None = None  # the marker of the open code fence, if any
         offset = 0
         for line in text.splitlines(keepends=True):
-            if _FENCE.match(line):
-                in_fence = not in_fence
-            match = None if in_fence else _HEADER.match(line.rstrip("\r\n"))
+            fence_line = _FENCE.match(line)
+            if fence_line:
+                mark = fence_line.group(1)
+                if fence is None:
+                    fence = mark
+                elif mark[0] == fence[0] and len(mark) >= len(fence):
+                    fence = None
+            match = None if fence_line or fence is not None else _HEADER.match(line.rstrip("\r\n"))
             if match and len(match.group(1)) <= self.max_level:
                 level = len(match.group(1))
                 path = [(lvl, name) for lvl, name in path if lvl < level] + [(level, match.group(2))]

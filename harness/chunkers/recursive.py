@@ -38,7 +38,15 @@ class RecursiveChunker(Chunker):
 
     def split(self, document: Document) -> list[Chunk]:
         spans = self._split(document.text, 0, len(document.text), self.separators)
-        return make_chunks(document, [_strip(document.text, span) for span in spans])
+        kept: list[Span] = []
+        for start, end in (_strip(document.text, span) for span in spans):
+            # Stripping can shrink a window onto its neighbour: keep only the larger of two nested spans.
+            if end <= start or (kept and kept[-1][0] <= start and end <= kept[-1][1]):
+                continue
+            if kept and start <= kept[-1][0] and kept[-1][1] <= end:
+                kept.pop()
+            kept.append((start, end))
+        return make_chunks(document, kept)
 
     def fingerprint(self) -> dict[str, Any]:
         return {"chunker": "recursive", "size": self.size, "overlap": self.overlap,

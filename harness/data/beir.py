@@ -22,18 +22,24 @@ def load_beir(name: str, path: str, split: str = "test") -> Dataset:
     problems = ProblemList()
 
     documents = []
+    seen_docs: dict[str, int] = {}
     for line, record in iter_jsonl(corpus_path, problems):
         doc_id = _record_id(record, corpus_path, line, problems)
         text = field_value(record, "text", str, corpus_path, line, problems)
         title = field_value(record, "title", str, corpus_path, line, problems, required=False) or ""
-        if doc_id is not None and text is not None:
+        if doc_id is not None and doc_id in seen_docs:
+            problems.add(corpus_path, line, f"field '_id': duplicate id '{doc_id}' (first on line {seen_docs[doc_id]})")
+        elif doc_id is not None and text is not None:
+            seen_docs[doc_id] = line
             documents.append(Document(id=doc_id, text=text, title=title))
 
     queries: dict[str, str] = {}
     for line, record in iter_jsonl(queries_path, problems):
         query_id = _record_id(record, queries_path, line, problems)
         text = field_value(record, "text", str, queries_path, line, problems)
-        if query_id is not None and text is not None:
+        if query_id is not None and query_id in queries:
+            problems.add(queries_path, line, f"field '_id': duplicate query id '{query_id}'")
+        elif query_id is not None and text is not None:
             queries[query_id] = text
 
     qrels = _read_qrels(qrels_path, problems, queries, {doc.id for doc in documents})
