@@ -30,11 +30,15 @@ class MisalignedError(ValueError):
     def __init__(self, only_champion: list, only_challenger: list, label: str = "") -> None:
         self.only_champion = only_champion
         self.only_challenger = only_challenger
+        self.label = label
         prefix = f"{label}: " if label else ""
         super().__init__(
             f"{prefix}champion and challenger were scored on different question ids: "
             f"{_listing(only_champion)} only in champion, {_listing(only_challenger)} only in challenger"
         )
+
+    def __reduce__(self):  # picklable, so it crosses process boundaries (joblib launcher)
+        return type(self), (self.only_champion, self.only_challenger, self.label)
 
 
 def _listing(ids: list) -> str:
@@ -118,10 +122,10 @@ def align(
         ValueError: a value is infinite.
 
     Example:
-        >>> align({"a": 1.0}, {"b": 1.0})
+        >>> align({"a": 1.0}, {"b": 1.0})  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        harness.stats.paired.MisalignedError: champion and challenger were scored on different question ids: 1 ['a'] only in champion, 1 ['b'] only in challenger
+        harness.stats.paired.MisalignedError: ...: 1 ['a'] only in champion, 1 ['b'] only in challenger
     """
     if champion.keys() != challenger.keys():
         raise MisalignedError(

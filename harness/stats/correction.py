@@ -1,0 +1,51 @@
+"""Multiple-comparison correction of p-values, skipping untestable comparisons.
+
+Example:
+    >>> correct([0.01, None, 0.04, 0.03], "holm")
+    [0.03, None, 0.06, 0.06]
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+from statsmodels.stats.multitest import multipletests
+
+# Our method names -> statsmodels' names (None: leave the p-values as they are).
+METHODS = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh", "none": None}
+
+
+def correct(p_values: list[float | None], method: str) -> list[float | None]:
+    """Adjust a family of p-values for multiple comparisons.
+
+    Args:
+        p_values: one per comparison; None marks an untestable comparison, which is left out
+            of the family (it does not count towards the number of tests) and stays None.
+        method: ``"holm"`` (Holm-Bonferroni), ``"bonferroni"``, ``"bh"`` (Benjamini-Hochberg
+            false discovery rate) or ``"none"``; via ``statsmodels.stats.multitest.multipletests``.
+
+    Returns:
+        Adjusted p-values in the input order.
+
+    Raises:
+        ValueError: unknown ``method``, or a p-value outside [0, 1] / NaN.
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {sorted(METHODS)}, got {method!r}")
+    for i, p in enumerate(p_values):
+        is_probability = isinstance(p, Real) and not isinstance(p, bool) and math.isfinite(p) and 0.0 <= p <= 1.0
+        if p is not None and not is_probability:
+            raise ValueError(f"p_values[{i}] must be a probability in [0, 1] or None, got {p!r}")
+    tested = [i for i, p in enumerate(p_values) if p is not None]
+    adjusted: list[float | None] = [None] * len(p_values)
+    if not tested:
+        return adjusted
+    raw = [float(p_values[i]) for i in tested]
+    if METHODS[method] is None:
+        values = raw
+    else:
+        values = multipletests(raw, method=METHODS[method])[1].tolist()
+    for i, value in zip(tested, values):
+        adjusted[i] = float(value)
+    return adjusted
