@@ -132,6 +132,40 @@ class NoTrackingSchema:
     _target_: str = MISSING
 
 
+# --- stats ---------------------------------------------------------------------------------
+@dataclass
+class PrimaryMetric:
+    name: str = MISSING
+    direction: str = "higher"
+
+
+@dataclass
+class GuardMetric:
+    name: str = MISSING
+    direction: str = "higher"
+    tolerance: float = MISSING
+
+
+@dataclass
+class SweepStatisticsSchema:
+    _target_: str = MISSING
+    alpha: float = MISSING
+    power: float = MISSING
+    primary: PrimaryMetric = field(default_factory=PrimaryMetric)
+    guards: List[GuardMetric] = field(default_factory=list)
+    test: str = "t"
+    resamples: int = MISSING
+    seed: int = 0
+    correction: str = "holm"
+    champion: Optional[str] = None
+    planning_effects: List[float] = MISSING
+
+
+@dataclass
+class NoStatisticsSchema:
+    _target_: str = MISSING
+
+
 # --- top level -----------------------------------------------------------------------------
 @dataclass
 class CacheSchema:
@@ -157,6 +191,7 @@ class HarnessSchema:
     retriever: Any = MISSING
     metrics: Dict[str, Any] = field(default_factory=dict)
     tracking: Any = MISSING
+    stats: Any = MISSING
     experiment_name: str = "harness"
     seed: int = 0
     cache: CacheSchema = field(default_factory=CacheSchema)
@@ -179,6 +214,7 @@ _GROUP_SCHEMAS = {
     },
     "metrics": {"retrieval": RetrievalSuiteSchema, "key_facts": KeyFactSuiteSchema},
     "tracking": {"mlflow": MLflowTrackingSchema, "none": NoTrackingSchema},
+    "stats": {"paired": SweepStatisticsSchema, "none": NoStatisticsSchema},
 }
 
 

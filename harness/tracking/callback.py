@@ -26,6 +26,7 @@ from harness.tracking import sweep
 from harness.tracking.leaderboard import Leaderboard
 from harness.tracking.naming import flatten, redact
 from harness.tracking.outcome import JobInfo, JobOutcome
+from harness.tracking.statistics import plan_sweep, report_sweep_statistics
 
 log = logging.getLogger(__name__)
 
@@ -41,11 +42,15 @@ class TrackingCallback(Callback):
         _check_dataset(config, "run")
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
-        _check_dataset(config, "sweep")
+        dataset = _check_dataset(config, "sweep")
         with _stop_on_error("sweep", "the tracker could not start the sweep"):
-            self._start_sweep(config)
+            parent_id = self._start_sweep(config)
+        stats = instantiate(config.stats)
+        if stats.enabled and dataset is not None:
+            plan_sweep(stats, len(dataset.questions), Path(config.hydra.sweep.dir),
+                       instantiate(config.tracking), parent_id)
 
-    def _start_sweep(self, config: DictConfig) -> None:
+    def _start_sweep(self, config: DictConfig) -> str | None:
         sweep_dir = Path(config.hydra.sweep.dir)
         state = sweep.start_sweep(sweep_dir)
         overrides = list(config.hydra.overrides.task)
@@ -61,6 +66,7 @@ class TrackingCallback(Callback):
         name = f"{config.experiment_name} sweep {sweep_dir.name}"
         state["parent_run_id"] = instantiate(config.tracking).start_sweep(name, tags)
         sweep.save_sweep(sweep_dir, state)
+        return state["parent_run_id"]
 
     def on_job_end(self, config: DictConfig, job_return: JobReturn, **kwargs: Any) -> None:
         hydra_cfg = HydraConfig.get()
@@ -72,11 +78,11 @@ class TrackingCallback(Callback):
             "sweep_id": state.get("sweep_id"), "job_num": hydra_cfg.job.num if multirun else 0,
             "name": info.name, "status": outcome.status, "choices": info.choices,
             "overrides": info.overrides, "metrics": outcome.result.metrics if outcome.result else {},
-            "error": outcome.message,
+            "error": outcome.message, "output_dir": str(outcome.output_dir),
         }
         tracker = instantiate(config.tracking)
         try:
-            tracker.log_job(outcome, info, state.get("parent_run_id"))
+            summary["run_id"] = tracker.log_job(outcome, info, state.get("parent_run_id"))
         except Exception as err:  # results stay on disk; the tracking failure is reported, not hidden
             log.exception("tracking failed for %s; its results are in %s", info.name, outcome.output_dir)
             summary["tracking_error"] = repr(err)
@@ -95,6 +101,9 @@ class TrackingCallback(Callback):
         tracker = instantiate(config.tracking)
         board = _report(summaries, config, tracker, title=f"{config.experiment_name}: {len(summaries)} runs")
         (sweep_dir / "leaderboard.csv").write_text(board.to_csv())
+        stats = instantiate(config.stats)
+        if stats.enabled:
+            report_sweep_statistics(stats, summaries, sweep_dir, tracker, state.get("parent_run_id"))
         tracker.end_sweep(state.get("parent_run_id"), board, jobs=len(summaries), failed=len(failed))
         for summary in summaries:
             if summary["status"] != "FINISHED":
@@ -102,14 +111,16 @@ class TrackingCallback(Callback):
         print(f"Leaderboard: {sweep_dir / 'leaderboard.csv'}")
 
 
-def _check_dataset(config: DictConfig, what: str) -> None:
+def _check_dataset(config: DictConfig, what: str):
     """Loads the dataset once up front: malformed data stops everything before a job starts.
 
-    When a sweep itself varies the dataset's keys they are unset here; each job checks its own.
+    When a sweep itself varies the dataset's keys they are unset here (returns None); each job
+    then checks its own.
     """
-    if not OmegaConf.missing_keys(config.dataset):
-        with _stop_on_error(what, "the dataset is invalid"):
-            instantiate(config.dataset)
+    if OmegaConf.missing_keys(config.dataset):
+        return None
+    with _stop_on_error(what, "the dataset is invalid"):
+        return instantiate(config.dataset)
 
 
 @contextmanager

@@ -74,7 +74,7 @@ class MLflowTracker(Tracker):
         log.info("MLflow parent run %s (%s)", run.info.run_id, name)
         return run.info.run_id
 
-    def log_job(self, outcome: JobOutcome, info: JobInfo, parent_id: str | None) -> None:
+    def log_job(self, outcome: JobOutcome, info: JobInfo, parent_id: str | None) -> str:
         client = self._client
         tags = dict(info.tags)
         if parent_id:
@@ -99,6 +99,15 @@ class MLflowTracker(Tracker):
                 client.set_tag(run_id, "harness.error", (outcome.message or "")[:5000])
         finally:
             client.set_terminated(run_id, status=outcome.status)
+        return run_id
+
+    def log_metrics(self, run_id: str | None, metrics: dict[str, float]) -> None:
+        if run_id:
+            self._log_batch(run_id, params={}, metrics=metrics, extra={})
+
+    def log_files(self, run_id: str | None, paths: list[Path]) -> None:
+        for path in paths if run_id else []:
+            self._client.log_artifact(run_id, str(path))
 
     def end_sweep(self, parent_id: str | None, board: Leaderboard, jobs: int, failed: int) -> None:
         if parent_id is None:

@@ -54,8 +54,19 @@ def test_two_by_two_sweep_logs_parent_children_metrics_and_artifacts(tmp_path):
     assert parent.data.metrics["sweep/jobs"] == 4 and parent.data.metrics["sweep/jobs_failed"] == 0
     assert "chunker=none,recursive" in parent.data.tags["harness.sweep_overrides"]
     assert parent.data.tags["harness.sweep_dir"] == str((tmp_path / "sweep").resolve())
-    assert {a.path for a in client.list_artifacts(parent.info.run_id)} >= {"leaderboard.csv", "leaderboard.md"}
+    assert {a.path for a in client.list_artifacts(parent.info.run_id)} >= {
+        "leaderboard.csv", "leaderboard.md", "power_plan.txt", "stats.csv", "stats_verdicts.csv", "stats.png"}
     assert "Open the results: mlflow ui --backend-store-uri" in done.stdout
+    # Statistics: power planning before the jobs, paired tests against the champion after them.
+    assert "questions needed for d=0.2: 197, d=0.5: 32, d=0.8: 13" in done.stdout
+    assert "Paired comparison with the champion" in done.stdout
+    champions = [c for c in children if c.data.metrics.get("stats/is_champion") == 1.0]
+    assert len(champions) == 1
+    for challenger in (c for c in children if c not in champions):
+        assert "stats/mean_diff/retrieval/ndcg_at_5" in challenger.data.metrics
+        assert "stats/ci_low/retrieval/ndcg_at_5" in challenger.data.metrics
+    # Every run is perfect on this tiny corpus: the tests say so instead of inventing a p-value.
+    assert "not testable: all differences zero" in (tmp_path / "sweep" / "stats.csv").read_text()
 
     dataset = load_questions_jsonl("questions_jsonl", str(TINY / "questions.jsonl"), str(TINY / "docs"))
     combos = set()

@@ -1,0 +1,134 @@
+"""``harness compare``: the sweep's paired significance report for runs already in MLflow.
+
+    harness compare CHAMPION CHALLENGER [CHALLENGER ...] [stats.test=wilcoxon ...]
+    harness compare --experiment demo [stats.primary.name=retrieval/mrr ...]
+
+Runs are MLflow run ids or run names. With ``--experiment`` every finished run that has a
+per-question table is compared with the champion (``stats.champion``, or the best on the primary
+metric). Arguments that start with ``stats``, ``report``, ``seed`` or ``experiment`` are Hydra
+overrides of the root config (run names such as ``chunker=recursive,retriever=bm25`` are not).
+The report is printed and logged as a new run (tag ``harness.role=comparison``) in the
+champion's experiment. Question sets that differ are refused, naming the ids.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+from harness.config.resolvers import PROJECT_ROOT
+from harness.stats.paired import MisalignedError
+from harness.stats.report import plot_report, print_report
+from harness.tracking.statistics import read_table
+
+TABLE = "per_question.jsonl"
+_OVERRIDE = re.compile(r"^[+~]?(stats|report|seed|experiment)([.=]|$)")
+
+
+def main(argv: list[str]) -> int:
+    os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
+    parser = argparse.ArgumentParser(prog="harness compare", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", nargs="*", help="champion, then challengers (run ids or names)")
+    parser.add_argument("--experiment", help="compare every finished run of this experiment")
+    parser.add_argument("--tracking-uri", default="sqlite:///mlflow.db")
+    args = parser.parse_args(argv)
+    overrides = [a for a in args.runs if _OVERRIDE.match(a)]
+    refs = [a for a in args.runs if not _OVERRIDE.match(a)]
+    if bool(args.experiment) == bool(refs) or (refs and len(refs) < 2):
+        parser.error("give two or more runs (champion first), or --experiment NAME")
+
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient(tracking_uri=args.tracking_uri)
+    try:
+        runs = _experiment_runs(client, args.experiment) if args.experiment else [_resolve(client, r) for r in refs]
+    except LookupError as err:
+        print(f"harness compare: {err}", file=sys.stderr)
+        return 2
+    names = _unique_names(runs)
+    if refs:
+        overrides.append(f"stats.champion='{names[runs[0].info.run_id]}'")
+    stats = _stats_from_config(overrides)
+    with tempfile.TemporaryDirectory() as tmp:
+        tables = {names[run.info.run_id]: read_table(Path(client.download_artifacts(run.info.run_id, TABLE, tmp)))
+                  for run in runs}
+        try:
+            report = stats.compare(tables)
+        except MisalignedError as err:
+            print(f"harness compare: refused, the runs were scored on different questions:\n{err}", file=sys.stderr)
+            return 2
+        except ValueError as err:
+            print(f"harness compare: {err}", file=sys.stderr)
+            return 2
+        print_report(report)
+        out = Path(tmp) / "report"
+        out.mkdir()
+        (out / "stats.csv").write_text(report.table_csv)
+        (out / "stats_verdicts.csv").write_text(report.verdicts_csv)
+        plot_report(report, out / "stats.png")
+        champion = next(r for r in runs if names[r.info.run_id] == report.champion)
+        logged = client.create_run(champion.info.experiment_id, run_name=f"compare: {len(runs) - 1} vs {report.champion}",
+                                   tags={"harness.role": "comparison", "harness.champion_run": champion.info.run_id,
+                                         "harness.compared_runs": " ".join(r.info.run_id for r in runs)})
+        client.log_artifacts(logged.info.run_id, str(out))
+        client.set_terminated(logged.info.run_id)
+    print(f"Logged as run {logged.info.run_id} in experiment {champion.info.experiment_id}")
+    return 0
+
+
+def _resolve(client, ref: str):
+    """A run by id, else the newest run with that name in any experiment."""
+    try:
+        return client.get_run(ref)
+    except Exception:
+        pass
+    experiments = [e.experiment_id for e in client.search_experiments()]
+    escaped = ref.replace("'", "\\'")
+    found = client.search_runs(experiments, f"attributes.run_name = '{escaped}'", order_by=["attributes.start_time DESC"],
+                               max_results=1)
+    if not found:
+        raise LookupError(f"no run with id or name '{ref}'")
+    return found[0]
+
+
+def _experiment_runs(client, name: str) -> list:
+    experiment = client.get_experiment_by_name(name)
+    if experiment is None:
+        raise LookupError(f"no experiment named '{name}'")
+    runs = client.search_runs([experiment.experiment_id], "attributes.status = 'FINISHED'",
+                              order_by=["attributes.start_time DESC"])
+    newest: dict[str, object] = {}
+    for run in runs:  # a configuration run several times counts once, with its newest run
+        if run.data.tags.get("harness.role") in ("sweep", "comparison"):
+            continue
+        if run.info.run_name not in newest and any(a.path == TABLE for a in client.list_artifacts(run.info.run_id)):
+            newest[run.info.run_name] = run
+    return list(newest.values())
+
+
+def _unique_names(runs: list) -> dict[str, str]:
+    counts: dict[str, int] = {}
+    for run in runs:
+        counts[run.info.run_name] = counts.get(run.info.run_name, 0) + 1
+    return {run.info.run_id: run.info.run_name if counts[run.info.run_name] == 1
+            else f"{run.info.run_name} [{run.info.run_id[:8]}]" for run in runs}
+
+
+def _stats_from_config(overrides: list[str]):
+    from hydra import compose, initialize_config_dir
+    from hydra.utils import instantiate
+
+    from harness.config import register
+
+    register()
+    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
+        cfg = compose("config", overrides=overrides)
+    stats = instantiate(cfg.stats)
+    if not stats.enabled:
+        raise SystemExit("harness compare: stats=none selected; nothing to compare")
+    return stats

@@ -1,0 +1,196 @@
+"""Sweep-level significance report: the ``stats`` config group's classes.
+
+Takes each finished run's per-question table, picks the champion, compares every other run with
+it (:func:`compare_sweep`) and renders the result as a table, verdicts, a plot and per-run
+metrics. Knows nothing about MLflow: the tracking layer logs what this returns.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.stats.power import minimum_detectable_effect, minimum_detectable_effect_t, required_sample_size_z
+from harness.stats.spec import MetricSpec
+from harness.stats.sweep import SweepResult, compare_sweep
+
+# Per-question tables: run name -> list of rows ({"question_id": ..., "<suite>/<metric>": value, ...}).
+Tables = dict[str, list[dict[str, Any]]]
+
+
+@dataclass
+class StatsReport:
+    """What a comparison produced, ready to print and log."""
+
+    champion: str
+    result: SweepResult
+    table_csv: str
+    verdicts_csv: str
+    run_metrics: dict[str, dict[str, float]] = field(default_factory=dict)
+
+
+class SweepStatistics:
+    """Paired comparison of every run of a sweep with the champion (seed 003, section 7).
+
+    Args:
+        alpha: significance level.
+        power: target power for sample-size figures.
+        primary: ``{name, direction}`` of the metric that decides the winner.
+        guards: ``[{name, direction, tolerance}]``; a significant regression beyond the tolerance
+            makes the champion win.
+        test: ``t``, ``wilcoxon`` or ``permutation``; the p-value the verdict reads.
+        resamples: bootstrap (and permutation) resamples.
+        seed: seed of the resampling.
+        correction: ``holm``, ``bonferroni``, ``bh`` or ``none``, across all comparisons.
+        champion: a run name, or null for the best run on the primary metric.
+        planning_effects: Cohen's d values whose required sample sizes are printed before a sweep.
+    """
+
+    enabled = True
+
+    def __init__(self, alpha: float, power: float, primary: dict, guards: list, test: str, resamples: int,
+                 seed: int, correction: str, champion: str | None, planning_effects: list[float]) -> None:
+        self.alpha, self.power, self.test = float(alpha), float(power), test
+        self.resamples, self.seed, self.correction = int(resamples), int(seed), correction
+        self.champion = champion
+        self.planning_effects = [float(d) for d in planning_effects]
+        self.metrics = [MetricSpec(primary["name"], primary["direction"], "primary")]
+        self.metrics += [MetricSpec(g["name"], g["direction"], "guard", float(g["tolerance"])) for g in guards]
+
+    @property
+    def primary(self) -> MetricSpec:
+        return self.metrics[0]
+
+    def plan(self, n_questions: int) -> str:
+        """The power paragraph printed before a sweep: what this many questions can detect."""
+        lines = [f"Power planning (alpha={self.alpha:g}, power={self.power:g}, n={n_questions} questions):"]
+        if n_questions >= 2:
+            lines.append(f"  minimum detectable effect: Cohen's d = "
+                         f"{minimum_detectable_effect(n_questions, self.alpha, self.power):.3f} (z), "
+                         f"{minimum_detectable_effect_t(n_questions, self.alpha, self.power):.3f} (t)")
+        needed = ", ".join(f"d={d:g}: {required_sample_size_z(d, self.alpha, self.power)}"
+                           for d in self.planning_effects)
+        lines.append(f"  questions needed for {needed}")
+        return "\n".join(lines)
+
+    def compare(self, tables: Tables) -> StatsReport:
+        """Compares every run with the champion; raises ValueError/MisalignedError on bad input."""
+        if len(tables) < 2:
+            raise ValueError(f"need at least two finished runs to compare, got {len(tables)}")
+        scores = {name: self._scores(name, rows) for name, rows in tables.items()}
+        champion = self._champion(scores)
+        challengers = {name: s for name, s in scores.items() if name != champion}
+        result = compare_sweep(scores[champion], challengers, self.metrics, self.alpha, self.test,
+                               self.resamples, self.seed, self.power, self.correction)
+        return StatsReport(champion=champion, result=result, table_csv=_csv(result.to_rows()),
+                           verdicts_csv=_csv(result.verdict_rows()), run_metrics=self._run_metrics(result))
+
+    def _scores(self, run: str, rows: list[dict[str, Any]]) -> dict[str, dict[str, float | None]]:
+        available = set().union(*(row.keys() for row in rows)) if rows else set()
+        missing = [m.name for m in self.metrics if m.name not in available]
+        if missing:
+            metric_keys = sorted(k for k in available if "/" in k)
+            raise ValueError(f"stats: metric(s) {missing} not in the per-question results of run '{run}' "
+                             f"(available: {metric_keys})")
+        return {m.name: {row["question_id"]: row.get(m.name) for row in rows} for m in self.metrics}
+
+    def _champion(self, scores: dict[str, dict[str, dict[str, float | None]]]) -> str:
+        if self.champion is not None:
+            if self.champion not in scores:
+                raise ValueError(f"stats.champion '{self.champion}' is not among the runs: {sorted(scores)}")
+            return self.champion
+        sign = 1.0 if self.primary.direction == "higher" else -1.0
+
+        def mean(name: str) -> float:
+            values = [v for v in scores[name][self.primary.name].values() if v is not None and not math.isnan(v)]
+            return sign * sum(values) / len(values) if values else -math.inf
+
+        return max(sorted(scores), key=mean)
+
+    def _run_metrics(self, result: SweepResult) -> dict[str, dict[str, float]]:
+        """Per challenger: ``stats/<figure>/<metric>`` values for its own run."""
+        figures = {"mean_diff": "mean_difference", "ci_low": "ci_low", "ci_high": "ci_high",
+                   "cohens_d": "cohens_d", "p_value": "p_value", f"p_{self.correction}": "p_corrected",
+                   "power": "achieved_power", "n_required": "n_required_z"}
+        out: dict[str, dict[str, float]] = {}
+        for challenger in result.challengers:
+            values: dict[str, float] = {}
+            for comparison in challenger.metrics:
+                for label, attribute in figures.items():
+                    value = getattr(comparison, attribute)
+                    if value is not None:
+                        values[f"stats/{label}/{comparison.spec.name}"] = float(value)
+            values["stats/challenger_wins"] = float(challenger.verdict.winner == "challenger")
+            out[challenger.name] = values
+        return out
+
+
+class NoStatistics:
+    """``stats=none``: no power planning, no comparison."""
+
+    enabled = False
+
+
+def _csv(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return ""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def print_report(report: StatsReport) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(width=160)
+    table = Table(title=f"Paired comparison with the champion: {report.champion} "
+                        f"(p corrected: {report.result.correction})")
+    for column in ("challenger", "metric", "mean diff", "95% CI", "d", "p", "p corr.", "n (missing)"):
+        table.add_column(column, overflow="fold")
+    for challenger in report.result.challengers:
+        for c in challenger.metrics:
+            ci = "-" if c.ci_low is None else f"[{c.ci_low:+.4f}, {c.ci_high:+.4f}]"
+            table.add_row(challenger.name, c.spec.name, _num(c.mean_difference, "+.4f"), ci, _num(c.cohens_d, ".2f"),
+                          _num(c.p_value, ".3g") if c.p_value is not None else (c.reason or "-"),
+                          _num(c.p_corrected, ".3g"), f"{c.n} ({c.missing})")
+    console.print(table)
+    for challenger in report.result.challengers:
+        console.print(f"[bold]{challenger.name}[/bold]: winner {challenger.verdict.winner} - {challenger.verdict.reason}")
+
+
+def _num(value: float | None, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def plot_report(report: StatsReport, path: Path) -> Path:
+    """Mean difference with its bootstrap CI per challenger, one panel per metric."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    metrics = [m.spec.name for m in report.result.challengers[0].metrics]
+    names = [c.name for c in report.result.challengers]
+    fig, axes = plt.subplots(1, len(metrics), figsize=(5 * len(metrics), 0.45 * len(names) + 1.8), squeeze=False)
+    for axis, metric in zip(axes[0], metrics):
+        for y, challenger in enumerate(report.result.challengers):
+            c = next(m for m in challenger.metrics if m.spec.name == metric)
+            if c.mean_difference is None:
+                continue
+            low = c.mean_difference - (c.ci_low if c.ci_low is not None else c.mean_difference)
+            high = (c.ci_high if c.ci_high is not None else c.mean_difference) - c.mean_difference
+            axis.errorbar(c.mean_difference, y, xerr=[[low], [high]], fmt="o", capsize=3)
+        axis.axvline(0.0, color="grey", linewidth=0.8)
+        axis.set_yticks(range(len(names)), names, fontsize=7)
+        axis.set_title(f"{metric}\n(challenger - {report.champion})", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

@@ -1,0 +1,82 @@
+"""The stats config group's SweepStatistics: champion choice, comparison, rendering, planning."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hydra.utils import instantiate
+
+from harness.stats.paired import MisalignedError
+from harness.stats.report import NoStatistics, SweepStatistics, plot_report
+
+
+def settings(**changes):
+    base = dict(alpha=0.05, power=0.8, primary={"name": "retrieval/mrr", "direction": "higher"},
+                guards=[{"name": "key_facts/coverage_exact", "direction": "higher", "tolerance": 0.02}],
+                test="t", resamples=200, seed=0, correction="holm", champion=None,
+                planning_effects=[0.2, 0.5, 0.8])
+    return SweepStatistics(**{**base, **changes})
+
+
+def table(shift: float, seed: int, n: int = 30, ids=None) -> list[dict]:
+    rng = random.Random(seed)
+    return [{"question_id": qid, "retrieval/mrr": min(1.0, max(0.0, rng.random() * 0.5 + shift)),
+             "key_facts/coverage_exact": rng.random()} for qid in (ids or [f"q{i}" for i in range(n)])]
+
+
+def test_the_champion_is_the_best_run_on_the_primary_metric():
+    report = settings().compare({"low": table(0.0, 1), "high": table(0.5, 2), "mid": table(0.25, 3)})
+    assert report.champion == "high"
+    assert {c.name for c in report.result.challengers} == {"low", "mid"}
+    low = next(c for c in report.result.challengers if c.name == "low")
+    assert low.verdict.winner == "champion"
+    assert report.run_metrics["low"]["stats/mean_diff/retrieval/mrr"] < 0
+    assert "stats/p_holm/retrieval/mrr" in report.run_metrics["low"]
+    assert "stats/ci_low/key_facts/coverage_exact" in report.run_metrics["low"]
+    assert report.table_csv.splitlines()[0].startswith("challenger,metric,role")
+
+
+def test_lower_is_better_picks_the_lowest_and_a_named_champion_wins_over_the_rule():
+    tables = {"a": table(0.0, 1), "b": table(0.5, 2)}
+    assert settings(primary={"name": "retrieval/mrr", "direction": "lower"}).compare(tables).champion == "a"
+    assert settings(champion="b").compare(tables).champion == "b"
+    with pytest.raises(ValueError, match="stats.champion 'zzz' is not among the runs"):
+        settings(champion="zzz").compare(tables)
+
+
+def test_bad_inputs_are_refused_with_a_reason():
+    with pytest.raises(ValueError, match="at least two finished runs"):
+        settings().compare({"only": table(0, 1)})
+    with pytest.raises(ValueError, match=r"not in the per-question results of run 'a'.*retrieval/mrr"):
+        settings(primary={"name": "answer/f1", "direction": "higher"}).compare({"a": table(0, 1), "b": table(0, 2)})
+    with pytest.raises(MisalignedError, match="q99"):
+        settings().compare({"a": table(0, 1, ids=["q1", "q2", "q3"]), "b": table(0, 2, ids=["q1", "q2", "q99"])})
+
+
+def test_missing_values_are_dropped_and_counted():
+    a, b = table(0.0, 1), table(0.1, 2)
+    a[0]["retrieval/mrr"] = None
+    report = settings().compare({"a": a, "b": b})
+    comparison = report.result.challengers[0].metrics[0]
+    assert comparison.n == 29 and comparison.missing == 1
+
+
+def test_power_plan_reproduces_seed_003_table():
+    text = settings().plan(100)
+    assert "d=0.2: 197, d=0.5: 32, d=0.8: 13" in text
+    assert "Cohen's d = 0.280 (z)" in text
+
+
+def test_plot_is_written(tmp_path):
+    report = settings().compare({"a": table(0.0, 1), "b": table(0.5, 2), "c": table(0.2, 3)})
+    path = plot_report(report, tmp_path / "stats.png")
+    assert path.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_stats_options_compose_and_instantiate(compose):
+    stats = instantiate(compose(["experiment=demo_sweep"]).stats)
+    assert isinstance(stats, SweepStatistics)
+    assert stats.primary.name == "retrieval/ndcg_at_5"  # the leaderboard's first column
+    assert [(m.name, m.tolerance) for m in stats.metrics[1:]] == [("key_facts/coverage_exact", 0.02)]
+    assert isinstance(instantiate(compose(["stats=none"]).stats), NoStatistics)
