@@ -9,6 +9,7 @@ from typing import Any
 
 from harness.chunkers.base import Chunk
 from harness.data.records import Question
+from harness.generators.base import Generation
 
 
 @dataclass
@@ -19,6 +20,15 @@ class QuestionRecord:
     chunks: list[Chunk]
     scores: list[float]
     top_k: int
+    # Set when a generator is configured (None for retrieval-only runs).
+    generation: Generation | None = None
+
+    @property
+    def contexts(self) -> list[str]:
+        """The context passages the answer was generated from (the generator's own, if it brought them)."""
+        if self.generation is not None and self.generation.contexts is not None:
+            return self.generation.contexts
+        return [chunk.text for chunk in self.chunks]
 
     def ranked_doc_ids(self) -> list[str]:
         """Documents in order of their best chunk."""

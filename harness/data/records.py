@@ -30,6 +30,8 @@ class Question:
     relevant: dict[str, int] = field(default_factory=dict)
     key_facts: tuple[str, ...] = ()
     ground_truth: str | None = None
+    # Every accepted gold answer (SQuAD has several); answer metrics take the best match.
+    answers: tuple[str, ...] = ()
     expected_answer: str | None = None
     difficulty: str | None = None
     route: str | None = None

@@ -1,0 +1,63 @@
+"""The generator interface and its records."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    """One question to answer: chat messages rendered from the YAML prompt template."""
+
+    question_id: str
+    messages: tuple[dict[str, str], ...]
+    condition: str = "with_context"  # or "no_context" (seed 004)
+
+
+@dataclass
+class Generation:
+    """One answer with its cost and timing; ``error`` says why when generation failed.
+
+    A failed question keeps ``text=""`` and ``error`` set: it is recorded, never silently scored.
+    ``contexts``/``route`` are filled only by generators that bring their own retrieval
+    (the ``predictions`` generator).
+    """
+
+    text: str
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    ttft_seconds: float | None = None
+    latency_seconds: float | None = None
+    error: str | None = None
+    contexts: list[str] | None = None
+    route: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
+
+    @property
+    def tokens_per_second(self) -> float | None:
+        """Output tokens per second after the first token (decode speed)."""
+        if not self.output_tokens or self.latency_seconds is None or self.ttft_seconds is None:
+            return None
+        decode = self.latency_seconds - self.ttft_seconds
+        return self.output_tokens / decode if decode > 0 else None
+
+
+class Generator(ABC):
+    """Answers requests. ``model`` names the model for pricing and cache keys."""
+
+    model: str = ""
+
+    @abstractmethod
+    def generate(self, requests: list[GenerationRequest]) -> list[Generation]:
+        """One Generation per request, in order; a failing request yields a Generation with
+        ``error`` set instead of raising, so one bad question never stops a run."""
+
+    @abstractmethod
+    def fingerprint(self) -> dict[str, Any]:
+        """Model, revision or file hash, and decoding parameters (the cache key's config part)."""
