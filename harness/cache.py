@@ -39,12 +39,25 @@ class DiskCache:
 
     def get_or_compute(self, namespace: str, key: str, compute: Callable[[], T]) -> T:
         """A pickled value: loaded if present, else computed and stored."""
-        return self.get_or_build(
-            namespace, key, compute,
-            save=lambda value, path: path.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)),
-            load=lambda path: pickle.loads(path.read_bytes()),
-            directory=False,
-        )
+        return self.get_or_build(namespace, key, compute, save=_save_pickle, load=_load_pickle, directory=False)
+
+    def get(self, namespace: str, key: str) -> Any | None:
+        """The pickled value stored under the key, or None (counted as a miss)."""
+        target = self.root / namespace / key
+        if self.enabled and target.exists():
+            try:
+                value = _load_pickle(target)
+                self.stats[f"{namespace}/hit"] += 1
+                return value
+            except Exception as err:
+                log.warning("cache entry %s unreadable (%s); recomputing", target, err)
+                _remove(target)
+        self.stats[f"{namespace}/miss"] += 1
+        return None
+
+    def put(self, namespace: str, key: str, value: Any) -> None:
+        if self.enabled:
+            self._store(self.root / namespace / key, value, _save_pickle, directory=False)
 
     def get_or_build(self, namespace: str, key: str, compute: Callable[[], T],
                      save: Callable[[T, Path], None], load: Callable[[Path], T],
@@ -64,8 +77,13 @@ class DiskCache:
                 _remove(target)
         self.stats[f"{namespace}/miss"] += 1
         value = compute()
+        self._store(target, value, save, directory)
+        return value
+
+    @staticmethod
+    def _store(target: Path, value: Any, save: Callable[[Any, Path], None], directory: bool) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{key}."))
+        staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
         try:
             out = staging / "entry" if not directory else staging
             save(value, out)
@@ -75,7 +93,14 @@ class DiskCache:
                 os.replace(out, target)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
-        return value
+
+
+def _save_pickle(value: Any, path: Path) -> None:
+    path.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _load_pickle(path: Path) -> Any:
+    return pickle.loads(path.read_bytes())
 
 
 def _remove(path: Path) -> None:

@@ -1,0 +1,35 @@
+"""Generation through the disk cache: each answer is keyed by generator and rendered prompt.
+
+Identical prompts are never generated twice, across the jobs of a sweep and across re-runs:
+the no-context baseline is computed once for a whole sweep. A cached answer keeps the timings
+measured when it was generated, and is marked ``extra["cached"]``.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from harness.cache import DiskCache, content_key
+from harness.generators.base import Generation, GenerationRequest, Generator
+
+log = logging.getLogger(__name__)
+
+
+def generate_cached(generator: Generator, requests: list[GenerationRequest], cache: DiskCache) -> list[Generation]:
+    fingerprint = generator.fingerprint()
+    keys = [content_key(fingerprint, list(request.messages)) for request in requests]
+    found: dict[int, Generation] = {}
+    for index, key in enumerate(keys):
+        cached = cache.get("generations", key)
+        if cached is not None:
+            cached.extra["cached"] = True
+            found[index] = cached
+    missing = [i for i in range(len(requests)) if i not in found]
+    if missing:
+        log.info("generating %d answers (%d from the cache)", len(missing), len(requests) - len(missing))
+        fresh = generator.generate([requests[i] for i in missing])
+        for index, generation in zip(missing, fresh):
+            found[index] = generation
+            if not generation.failed:  # failures are retried on the next run, never cached
+                cache.put("generations", keys[index], generation)
+    return [found[i] for i in range(len(requests))]

@@ -1,0 +1,151 @@
+"""Local generation with any transformers causal LM (a hub id, a folder, or a GGUF file)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from harness.generators.base import Generation, GenerationRequest, Generator
+from harness.models import model_fingerprint, resolve_device
+
+log = logging.getLogger(__name__)
+
+
+class _StepClock:
+    """A LogitsProcessor that timestamps decoding inside ``generate()`` (seed 003, section 9).
+
+    Its first call happens once the prompt is processed and the first token's logits exist: that
+    is the time to first token. A row's latency ends at the step where its last token appears.
+    """
+
+    def __init__(self, start: float, rows: int, eos_ids: set[int]) -> None:
+        self.start = start
+        self.eos_ids = eos_ids
+        self.ttft: float | None = None
+        self.finished: list[float | None] = [None] * rows
+        self.steps = 0
+
+    def __call__(self, input_ids, scores):
+        now = time.perf_counter() - self.start
+        if self.ttft is None:
+            self.ttft = now
+        elif self.steps > 0:
+            for row, token in enumerate(input_ids[:, -1].tolist()):
+                if self.finished[row] is None and token in self.eos_ids:
+                    self.finished[row] = now
+        self.steps += 1
+        return scores
+
+
+class LocalGenerator(Generator):
+    """Greedy decoding with a chat template, in batches, on CUDA when available.
+
+    Args:
+        model: Hugging Face id or local folder.
+        gguf_file: a GGUF file inside ``model`` (transformers de-quantizes it), or null.
+        max_new_tokens: answer length cap.
+        batch_size: prompts decoded together (left padding). In a batch every row shares the
+            batch's time to first token; a row's latency ends when it emits its end token.
+        device: ``auto``, ``cpu``, ``cuda``...
+        dtype: torch dtype name (``float32``, ``bfloat16``, ``float16``).
+    """
+
+    def __init__(self, model: str, gguf_file: str | None, max_new_tokens: int, batch_size: int,
+                 device: str = "auto", dtype: str = "float32") -> None:
+        if max_new_tokens < 1 or batch_size < 1:
+            raise ValueError(f"max_new_tokens and batch_size must be >= 1, got {max_new_tokens}, {batch_size}")
+        self.model_path, self.gguf_file = model, gguf_file
+        self.model = f"{Path(model).name}/{gguf_file}" if gguf_file else model
+        self.max_new_tokens, self.batch_size = max_new_tokens, batch_size
+        self.device, self.dtype = device, dtype
+
+    def fingerprint(self) -> dict[str, Any]:
+        weights = str(Path(self.model_path) / self.gguf_file) if self.gguf_file else self.model_path
+        return {"generator": "local", "model": model_fingerprint(weights), "max_new_tokens": self.max_new_tokens,
+                "batch_size": self.batch_size, "dtype": self.dtype, "decoding": "greedy"}
+
+    def count_tokens(self, text: str) -> int:
+        tokenizer, _ = _load(self.model_path, self.gguf_file, self.device, self.dtype)
+        return len(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def generate(self, requests: list[GenerationRequest]) -> list[Generation]:
+        results: list[Generation] = []
+        for first in range(0, len(requests), self.batch_size):
+            batch = requests[first:first + self.batch_size]
+            try:
+                results += self._generate_batch(batch)
+            except Exception as err:  # isolate the failing request: retry one by one
+                if len(batch) == 1:
+                    results.append(Generation(text="", error=f"{type(err).__name__}: {err}"))
+                    continue
+                log.warning("batch generation failed (%s); retrying its %d requests one by one", err, len(batch))
+                for request in batch:
+                    try:
+                        results += self._generate_batch([request])
+                    except Exception as single:
+                        results.append(Generation(text="", error=f"{type(single).__name__}: {single}"))
+        return results
+
+    def _generate_batch(self, batch: list[GenerationRequest]) -> list[Generation]:
+        import torch
+
+        tokenizer, model = _load(self.model_path, self.gguf_file, self.device, self.dtype)
+        prompts = [tokenizer.apply_chat_template(list(r.messages), tokenize=False, add_generation_prompt=True)
+                   for r in batch]
+        encoded = tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(model.device)
+        eos_ids = _eos_ids(tokenizer, model)
+        start = time.perf_counter()
+        clock = _StepClock(start, len(batch), eos_ids)
+        with torch.no_grad():
+            output = model.generate(**encoded, max_new_tokens=self.max_new_tokens, do_sample=False,
+                                    temperature=None, top_p=None, top_k=None,
+                                    pad_token_id=tokenizer.pad_token_id, logits_processor=[clock])
+        end = time.perf_counter() - start
+        new_tokens = output[:, encoded["input_ids"].shape[1]:].tolist()
+        generations = []
+        for row, tokens in enumerate(new_tokens):
+            answer = _until_eos(tokens, eos_ids | {tokenizer.pad_token_id})
+            generations.append(Generation(
+                text=tokenizer.decode(answer, skip_special_tokens=True).strip(),
+                input_tokens=int(encoded["attention_mask"][row].sum()),
+                output_tokens=len(answer),
+                ttft_seconds=clock.ttft,
+                latency_seconds=clock.finished[row] if clock.finished[row] is not None else end,
+            ))
+        return generations
+
+
+def _until_eos(tokens: list[int], stop: set[int]) -> list[int]:
+    for index, token in enumerate(tokens):
+        if token in stop:
+            return tokens[:index]
+    return tokens
+
+
+def _eos_ids(tokenizer, model) -> set[int]:
+    ids = model.generation_config.eos_token_id
+    ids = set(ids) if isinstance(ids, list) else {ids} if ids is not None else set()
+    if tokenizer.eos_token_id is not None:
+        ids.add(tokenizer.eos_token_id)
+    return ids
+
+
+@lru_cache(maxsize=2)
+def _load(model: str, gguf_file: str | None, device: str, dtype: str):
+    """Tokenizer and model, loaded once per process and shared by every job of a sweep."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    resolved = resolve_device(device)
+    log.info("loading generator %s%s on %s", model, f" ({gguf_file})" if gguf_file else "", resolved)
+    kwargs = {"gguf_file": gguf_file} if gguf_file else {}
+    tokenizer = AutoTokenizer.from_pretrained(model, **kwargs)
+    tokenizer.padding_side = "left"
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    loaded = AutoModelForCausalLM.from_pretrained(model, dtype=getattr(torch, dtype), **kwargs).to(resolved)
+    loaded.eval()
+    return tokenizer, loaded
