@@ -19,6 +19,7 @@ from omegaconf import DictConfig
 from harness.cache import DiskCache
 from harness.config import register
 from harness.config.resolvers import PROJECT_ROOT
+from harness.generators.answering import Answering
 from harness.pipeline import run_pipeline
 from harness.results import RunResult
 from harness.tracking.callback import FAILED_JOBS
@@ -36,7 +37,11 @@ def run_from_config(cfg: DictConfig) -> RunResult:
     retriever = instantiate(cfg.retriever)
     suites = {name: instantiate(suite) for name, suite in cfg.metrics.items()}
     cache = DiskCache(cfg.cache.dir, enabled=cfg.cache.enabled)
-    return run_pipeline(dataset, chunker, retriever, suites, cache)
+    generation = cfg.generation
+    answering = Answering(generator=instantiate(cfg.generator), prompt=instantiate(cfg.prompt),
+                          conditions=list(generation.conditions), contexts=generation.contexts,
+                          sample=generation.sample, seed=generation.seed)
+    return run_pipeline(dataset, chunker, retriever, suites, cache, answering)
 
 
 # An absolute path: a relative one resolves differently under `python -m harness` and the console script.

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from harness.cache import DiskCache, content_key
 from harness.chunkers.base import Chunker
 from harness.data.records import Dataset
+from harness.generators.answering import Answering
 from harness.metrics.suites import MetricSuite
 from harness.results import QuestionRecord, RunResult
 from harness.retrievers.base import Retriever
@@ -17,7 +18,7 @@ log = logging.getLogger(__name__)
 
 
 def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
-                 suites: dict[str, MetricSuite], cache: DiskCache) -> RunResult:
+                 suites: dict[str, MetricSuite], cache: DiskCache, answering: Answering | None = None) -> RunResult:
     """Runs every question through the pipeline and scores it with every suite."""
     timings: dict[str, float] = {}
     with _timed(timings, "chunk"):
@@ -32,11 +33,18 @@ def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
     with _timed(timings, "search"):
         results = retriever.search([q.text for q in dataset.questions])
 
+    records = [QuestionRecord(question=question, chunks=[chunks[i] for i, _ in hits],
+                              scores=[score for _, score in hits], top_k=retriever.top_k)
+               for question, hits in zip(dataset.questions, results)]
+    if answering is not None and answering.generator.enabled:
+        with _timed(timings, "generate"):
+            answering.answer(records, cache)
+
     rows, per_suite = [], {name: [] for name in suites}
     with _timed(timings, "score"):
-        for question, hits in zip(dataset.questions, results):
-            record = QuestionRecord(question=question, chunks=[chunks[i] for i, _ in hits],
-                                    scores=[score for _, score in hits], top_k=retriever.top_k)
+        for suite in suites.values():
+            suite.prepare(records)
+        for record in records:
             metrics = {}
             for name, suite in suites.items():
                 values = suite.score(record)
@@ -45,6 +53,8 @@ def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
             rows.append(record.row(metrics))
     aggregates = {f"{name}/{key}": value for name, suite in suites.items()
                   for key, value in suite.aggregate(per_suite[name]).items()}
+    artifacts = {filename: text for name, suite in suites.items()
+                 for filename, text in suite.artifacts(records, per_suite[name]).items()}
     info = {
         "questions": len(dataset.questions),
         "documents": len(dataset.documents),
@@ -53,7 +63,7 @@ def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
         "cache": dict(cache.stats),
     }
     return RunResult(dataset=dataset.name, dataset_sha256=dataset.sha256, rows=rows,
-                     metrics=aggregates, info=info)
+                     metrics=aggregates, info=info, artifacts=artifacts)
 
 
 @contextmanager

@@ -20,8 +20,10 @@ class QuestionRecord:
     chunks: list[Chunk]
     scores: list[float]
     top_k: int
-    # Set when a generator is configured (None for retrieval-only runs).
+    # Set when a generator is configured (None for retrieval-only runs and unsampled questions).
     generation: Generation | None = None
+    # The same question answered without retrieval (seed 004's baseline), when that condition runs.
+    baseline: Generation | None = None
 
     @property
     def contexts(self) -> list[str]:
@@ -50,6 +52,9 @@ class QuestionRecord:
             "retrieved_chunk_ids": [chunk.id for chunk in self.chunks],
             "retrieved_doc_ids": [chunk.doc_id for chunk in self.chunks],
             "retrieved_scores": [round(score, 6) for score in self.scores],
+            **({"answer": self.generation.text, "answer_error": self.generation.error}
+               if self.generation is not None else {}),
+            **({"no_context_answer": self.baseline.text} if self.baseline is not None else {}),
             **metrics,
         }
 
@@ -63,6 +68,8 @@ class RunResult:
     rows: list[dict[str, Any]]
     metrics: dict[str, float]
     info: dict[str, Any] = field(default_factory=dict)
+    # Extra files a suite produced (file name -> text), e.g. the 20 worst answers.
+    artifacts: dict[str, str] = field(default_factory=dict)
 
     def write(self, folder: Path) -> dict[str, Path]:
         """Writes ``per_question.jsonl`` and ``metrics.json``; returns their paths."""
@@ -72,5 +79,10 @@ class RunResult:
             for row in self.rows:
                 handle.write(json.dumps(row, ensure_ascii=False) + "\n")
         summary = folder / "metrics.json"
-        summary.write_text(json.dumps({k: v for k, v in asdict(self).items() if k != "rows"}, indent=2))
-        return {"per_question": table, "metrics": summary}
+        summary.write_text(json.dumps({k: v for k, v in asdict(self).items() if k not in ("rows", "artifacts")},
+                                      indent=2))
+        written = {"per_question": table, "metrics": summary}
+        for name, text in self.artifacts.items():
+            written[name] = folder / name
+            written[name].write_text(text)
+        return written

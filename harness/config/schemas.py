@@ -132,6 +132,75 @@ class NoTrackingSchema:
     _target_: str = MISSING
 
 
+# --- generator / prompt / generation / pricing ---------------------------------------------
+@dataclass
+class NoGeneratorSchema:
+    _target_: str = MISSING
+    price_as: Optional[str] = None
+
+
+@dataclass
+class LocalGeneratorSchema:
+    _target_: str = MISSING
+    model: str = MISSING
+    gguf_file: Optional[str] = None
+    max_new_tokens: int = MISSING
+    batch_size: int = MISSING
+    device: str = "auto"
+    dtype: str = "float32"
+    price_as: Optional[str] = None
+
+
+@dataclass
+class PromptSchema:
+    _target_: str = MISSING
+    system: Optional[str] = None
+    with_context: str = MISSING
+    no_context: str = MISSING
+    context_item: str = MISSING
+    context_separator: str = MISSING
+
+
+@dataclass
+class GenerationSchema:
+    conditions: List[str] = field(default_factory=lambda: ["with_context"])
+    contexts: Optional[int] = None
+    sample: Optional[int] = None
+    seed: int = 0
+
+
+@dataclass
+class Price:
+    input: float = MISSING
+    output: float = MISSING
+
+
+@dataclass
+class PricingSchema:
+    table: Dict[str, Price] = field(default_factory=dict)
+
+
+@dataclass
+class GenerationSuiteSchema:
+    _target_: str = MISSING
+    prices: Dict[str, Price] = field(default_factory=dict)
+    price_as: Optional[str] = None
+    percentiles: List[int] = MISSING
+
+
+@dataclass
+class InterpretationBand:
+    min_delta_pp: Optional[float] = MISSING
+    label: str = MISSING
+
+
+@dataclass
+class ContextDeltaSuiteSchema:
+    _target_: str = MISSING
+    threshold: float = MISSING
+    bands: List[InterpretationBand] = MISSING
+
+
 # --- stats ---------------------------------------------------------------------------------
 @dataclass
 class PrimaryMetric:
@@ -192,6 +261,10 @@ class HarnessSchema:
     metrics: Dict[str, Any] = field(default_factory=dict)
     tracking: Any = MISSING
     stats: Any = MISSING
+    generator: Any = MISSING
+    prompt: Any = MISSING
+    pricing: PricingSchema = field(default_factory=PricingSchema)
+    generation: GenerationSchema = field(default_factory=GenerationSchema)
     experiment_name: str = "harness"
     seed: int = 0
     cache: CacheSchema = field(default_factory=CacheSchema)
@@ -212,7 +285,10 @@ _GROUP_SCHEMAS = {
         "dense": DenseRetrieverSchema,
         "hybrid": HybridRetrieverSchema,
     },
-    "metrics": {"retrieval": RetrievalSuiteSchema, "key_facts": KeyFactSuiteSchema},
+    "metrics": {"retrieval": RetrievalSuiteSchema, "key_facts": KeyFactSuiteSchema,
+                "generation": GenerationSuiteSchema, "context_delta": ContextDeltaSuiteSchema},
+    "generator": {"none": NoGeneratorSchema, "local": LocalGeneratorSchema},
+    "prompt": {"default": PromptSchema},
     "tracking": {"mlflow": MLflowTrackingSchema, "none": NoTrackingSchema},
     "stats": {"paired": SweepStatisticsSchema, "none": NoStatisticsSchema},
 }

@@ -52,6 +52,9 @@ class Generator(ABC):
     """Answers requests. ``model`` names the model for pricing and cache keys."""
 
     model: str = ""
+    enabled = True
+    # The pricing-table row this model is billed as (``conf/pricing``), or None.
+    price_as: str | None = None
 
     @abstractmethod
     def generate(self, requests: list[GenerationRequest]) -> list[Generation]:
@@ -61,3 +64,18 @@ class Generator(ABC):
     @abstractmethod
     def fingerprint(self) -> dict[str, Any]:
         """Model, revision or file hash, and decoding parameters (the cache key's config part)."""
+
+
+class NoGenerator(Generator):
+    """``generator=none``: a retrieval-only run."""
+
+    enabled = False
+
+    def __init__(self, price_as: str | None = None) -> None:
+        self.price_as = price_as
+
+    def generate(self, requests: list[GenerationRequest]) -> list[Generation]:
+        raise RuntimeError("generator=none generates nothing")
+
+    def fingerprint(self) -> dict[str, Any]:
+        return {"generator": "none"}

@@ -51,16 +51,18 @@ class LocalGenerator(Generator):
             batch's time to first token; a row's latency ends when it emits its end token.
         device: ``auto``, ``cpu``, ``cuda``...
         dtype: torch dtype name (``float32``, ``bfloat16``, ``float16``).
+        price_as: the pricing-table row this model is billed as.
     """
 
     def __init__(self, model: str, gguf_file: str | None, max_new_tokens: int, batch_size: int,
-                 device: str = "auto", dtype: str = "float32") -> None:
+                 device: str = "auto", dtype: str = "float32", price_as: str | None = None) -> None:
         if max_new_tokens < 1 or batch_size < 1:
             raise ValueError(f"max_new_tokens and batch_size must be >= 1, got {max_new_tokens}, {batch_size}")
         self.model_path, self.gguf_file = model, gguf_file
         self.model = f"{Path(model).name}/{gguf_file}" if gguf_file else model
         self.max_new_tokens, self.batch_size = max_new_tokens, batch_size
         self.device, self.dtype = device, dtype
+        self.price_as = price_as
 
     def fingerprint(self) -> dict[str, Any]:
         weights = str(Path(self.model_path) / self.gguf_file) if self.gguf_file else self.model_path

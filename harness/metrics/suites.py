@@ -27,6 +27,13 @@ class MetricSuite(ABC):
     def aggregate(self, rows: list[Scores]) -> Scores:
         return mean_by_key(rows)
 
+    def prepare(self, records: list[QuestionRecord]) -> None:
+        """Called once with every record before scoring (batch work such as BERTScore)."""
+
+    def artifacts(self, records: list[QuestionRecord], rows: list[Scores]) -> dict[str, str]:
+        """Extra files for the run (file name -> text); ``rows`` are this suite's per-question scores."""
+        return {}
+
 
 def mean_by_key(rows: list[Scores], skip: frozenset[str] = frozenset()) -> Scores:
     sums: dict[str, float] = {}

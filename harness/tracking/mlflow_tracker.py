@@ -91,8 +91,8 @@ class MLflowTracker(Tracker):
                 result = outcome.result
                 client.set_tag(run_id, "dataset.sha256", result.dataset_sha256)
                 client.set_tag(run_id, "dataset.name", result.dataset)
-                for path in sorted(outcome.output_dir.glob("per_question.*")):
-                    client.log_artifact(run_id, str(path))
+                for name in ["per_question.jsonl", *sorted(result.artifacts)]:
+                    client.log_artifact(run_id, str(outcome.output_dir / name))
                 self._log_table(run_id, result.rows)
             if outcome.error:
                 client.log_text(run_id, outcome.error, "traceback.txt")

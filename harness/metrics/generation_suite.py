@@ -1,0 +1,60 @@
+"""Timing and cost of the answers (seed 003, section 9)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from harness.metrics.suites import MetricSuite, Scores, mean_by_key
+from harness.results import QuestionRecord
+
+_TIMINGS = ("ttft_seconds", "latency_seconds")
+
+
+class GenerationSuite(MetricSuite):
+    """TTFT, latency, decode speed, tokens and dollar cost per question; p50/p95 per run.
+
+    Args:
+        prices: $ per 1M tokens, ``{model: {input: x, output: y}}`` (from YAML).
+        price_as: the pricing-table row of the model in use (null: no cost for it).
+        percentiles: which percentiles of TTFT and latency to report.
+    """
+
+    def __init__(self, prices: dict, price_as: str | None, percentiles: list[int]) -> None:
+        self.prices = {name: (float(p["input"]), float(p["output"])) for name, p in prices.items()}
+        if price_as is not None and price_as not in self.prices:
+            raise ValueError(f"price_as '{price_as}' is not in the pricing table: {sorted(self.prices)}")
+        self.price_as = price_as
+        self.percentiles = [int(p) for p in percentiles]
+
+    def _cost(self, model: str, input_tokens: int, output_tokens: int) -> float:
+        price_in, price_out = self.prices[model]
+        return (input_tokens * price_in + output_tokens * price_out) / 1_000_000
+
+    def score(self, record: QuestionRecord) -> Scores:
+        generation = record.generation
+        if generation is None:
+            return {}
+        scores: Scores = {"failed": float(generation.failed), "cached": float(bool(generation.extra.get("cached")))}
+        if generation.failed:
+            return scores
+        for key in (*_TIMINGS, "input_tokens", "output_tokens", "tokens_per_second"):
+            value = getattr(generation, key)
+            if value is not None:
+                scores[key] = float(value)
+        if generation.input_tokens is not None and generation.output_tokens is not None:
+            if self.price_as is not None:
+                scores["cost_usd"] = self._cost(self.price_as, generation.input_tokens, generation.output_tokens)
+            for model in self.prices:
+                scores[f"projected_cost_usd/{model}"] = self._cost(model, generation.input_tokens,
+                                                                  generation.output_tokens)
+        return scores
+
+    def aggregate(self, rows: list[Scores]) -> Scores:
+        aggregates = mean_by_key(rows, skip=frozenset({"failed"}))
+        aggregates["failed_count"] = sum(row.get("failed", 0.0) for row in rows)
+        aggregates["answered"] = float(sum(1 for row in rows if "failed" in row))
+        for key in _TIMINGS:
+            values = [row[key] for row in rows if key in row]
+            for p in self.percentiles if values else []:
+                aggregates[f"{key.removesuffix('_seconds')}_p{p}_seconds"] = float(np.percentile(values, p))
+        return aggregates
