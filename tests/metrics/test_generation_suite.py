@@ -1,0 +1,47 @@
+"""Timing and cost aggregation of generated answers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from harness.data.records import Question
+from harness.generators.base import Generation
+from harness.metrics.generation_suite import GenerationSuite
+from harness.results import QuestionRecord
+
+# Seed 003 section 9's table (dollars per 1M tokens).
+PRICES = {"gpt-4o": {"input": 2.5, "output": 10.0}, "gpt-4o-mini": {"input": 0.15, "output": 0.6},
+          "local": {"input": 0.0, "output": 0.0}}
+
+
+def record(generation: Generation | None) -> QuestionRecord:
+    return QuestionRecord(Question(id="q", text="?"), [], [], 5, generation=generation)
+
+
+def test_cost_per_query_and_projection_for_every_priced_model():
+    suite = GenerationSuite(PRICES, price_as="gpt-4o", percentiles=[50, 95])
+    scores = suite.score(record(Generation("a", 1000, 200, 0.1, 0.5)))
+    assert scores["cost_usd"] == pytest.approx(0.0045)  # 1000 x 2.5/1M + 200 x 10/1M
+    assert scores["projected_cost_usd/gpt-4o-mini"] == pytest.approx(0.00027)
+    assert scores["projected_cost_usd/local"] == 0.0
+    assert scores["tokens_per_second"] == pytest.approx(200 / 0.4)
+
+
+def test_percentiles_equal_numpy_and_failures_are_counted_not_scored():
+    suite = GenerationSuite(PRICES, price_as=None, percentiles=[50, 95])
+    rng = np.random.default_rng(0)
+    ttfts = rng.uniform(0.05, 0.5, 40)
+    rows = [suite.score(record(Generation("a", 10, 5, float(t), float(t) + 1.0))) for t in ttfts]
+    rows.append(suite.score(record(Generation("", error="TimeoutError: read timed out"))))
+    rows.append(suite.score(record(None)))  # not sampled: nothing
+    aggregates = suite.aggregate(rows)
+    assert aggregates["ttft_p50_seconds"] == pytest.approx(np.percentile(ttfts, 50))
+    assert aggregates["latency_p95_seconds"] == pytest.approx(np.percentile(ttfts + 1.0, 95))
+    assert aggregates["failed_count"] == 1 and aggregates["answered"] == 41
+    assert "cost_usd" not in aggregates
+
+
+def test_unknown_price_row_is_refused():
+    with pytest.raises(ValueError, match="price_as 'nope'"):
+        GenerationSuite(PRICES, price_as="nope", percentiles=[50])
