@@ -152,6 +152,50 @@ class LocalGeneratorSchema:
 
 
 @dataclass
+class OpenAIGeneratorSchema:
+    _target_: str = MISSING
+    model: str = MISSING
+    base_url: Optional[str] = None
+    api_key_env: str = MISSING
+    max_tokens: int = MISSING
+    temperature: Optional[float] = None
+    timeout: float = MISSING
+    max_retries: int = MISSING
+    concurrency: int = 1
+    price_as: Optional[str] = None
+
+
+@dataclass
+class AnthropicGeneratorSchema:
+    _target_: str = MISSING
+    model: str = MISSING
+    api_key_env: str = MISSING
+    max_tokens: int = MISSING
+    temperature: Optional[float] = None
+    timeout: float = MISSING
+    max_retries: int = MISSING
+    base_url: Optional[str] = None
+    concurrency: int = 1
+    price_as: Optional[str] = None
+
+
+@dataclass
+class PredictionsGeneratorSchema:
+    _target_: str = MISSING
+    path: str = MISSING
+    on_missing: str = "error"
+    price_as: Optional[str] = None
+
+
+@dataclass
+class SquadDatasetSchema:
+    _target_: str = MISSING
+    name: str = "squad"
+    path: str = MISSING
+    documents: str = "paragraphs"
+
+
+@dataclass
 class PromptSchema:
     _target_: str = MISSING
     system: Optional[str] = None
@@ -273,7 +317,8 @@ class HarnessSchema:
 
 
 _GROUP_SCHEMAS = {
-    "dataset": {"questions_jsonl": QuestionsJsonlDatasetSchema, "beir": BeirDatasetSchema},
+    "dataset": {"questions_jsonl": QuestionsJsonlDatasetSchema, "beir": BeirDatasetSchema,
+                "squad": SquadDatasetSchema},
     "chunker": {
         "none": WholeDocumentChunkerSchema,
         "fixed_tokens": FixedTokensChunkerSchema,
@@ -287,7 +332,8 @@ _GROUP_SCHEMAS = {
     },
     "metrics": {"retrieval": RetrievalSuiteSchema, "key_facts": KeyFactSuiteSchema,
                 "generation": GenerationSuiteSchema, "context_delta": ContextDeltaSuiteSchema},
-    "generator": {"none": NoGeneratorSchema, "local": LocalGeneratorSchema},
+    "generator": {"none": NoGeneratorSchema, "local": LocalGeneratorSchema, "openai": OpenAIGeneratorSchema,
+                  "anthropic": AnthropicGeneratorSchema, "predictions": PredictionsGeneratorSchema},
     "prompt": {"default": PromptSchema},
     "tracking": {"mlflow": MLflowTrackingSchema, "none": NoTrackingSchema},
     "stats": {"paired": SweepStatisticsSchema, "none": NoStatisticsSchema},

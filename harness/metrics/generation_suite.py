@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.generators.pricing import PriceTable
 from harness.metrics.suites import MetricSuite, Scores, mean_by_key
 from harness.results import QuestionRecord
 
@@ -20,15 +21,11 @@ class GenerationSuite(MetricSuite):
     """
 
     def __init__(self, prices: dict, price_as: str | None, percentiles: list[int]) -> None:
-        self.prices = {name: (float(p["input"]), float(p["output"])) for name, p in prices.items()}
+        self.prices = PriceTable(prices)
         if price_as is not None and price_as not in self.prices:
-            raise ValueError(f"price_as '{price_as}' is not in the pricing table: {sorted(self.prices)}")
+            raise ValueError(f"price_as '{price_as}' is not in the pricing table: {self.prices.models}")
         self.price_as = price_as
         self.percentiles = [int(p) for p in percentiles]
-
-    def _cost(self, model: str, input_tokens: int, output_tokens: int) -> float:
-        price_in, price_out = self.prices[model]
-        return (input_tokens * price_in + output_tokens * price_out) / 1_000_000
 
     def score(self, record: QuestionRecord) -> Scores:
         generation = record.generation
@@ -43,10 +40,9 @@ class GenerationSuite(MetricSuite):
                 scores[key] = float(value)
         if generation.input_tokens is not None and generation.output_tokens is not None:
             if self.price_as is not None:
-                scores["cost_usd"] = self._cost(self.price_as, generation.input_tokens, generation.output_tokens)
-            for model in self.prices:
-                scores[f"projected_cost_usd/{model}"] = self._cost(model, generation.input_tokens,
-                                                                  generation.output_tokens)
+                scores["cost_usd"] = self.prices.cost(self.price_as, generation.input_tokens, generation.output_tokens)
+            projected = self.prices.projected(generation.input_tokens, generation.output_tokens)
+            scores.update({f"projected_cost_usd/{model}": cost for model, cost in projected.items()})
         return scores
 
     def aggregate(self, rows: list[Scores]) -> Scores:

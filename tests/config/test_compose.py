@@ -10,6 +10,8 @@ from hydra.utils import instantiate
 
 from harness.chunkers.base import Chunker
 from harness.data.records import Dataset
+from harness.generators.base import Generator
+from harness.generators.prompts import PromptTemplate
 from harness.metrics.suites import MetricSuite
 from harness.retrievers.base import Retriever
 from harness.tracking.base import Tracker
@@ -27,7 +29,8 @@ def test_every_group_has_options():
         assert options(group), group
     assert {"none", "fixed_tokens", "recursive", "markdown_sections"} <= set(options("chunker"))
     assert {"bm25", "dense", "hybrid"} <= set(options("retriever"))
-    assert {"demo", "beir", "questions_jsonl"} <= set(options("dataset"))
+    assert {"demo", "beir", "questions_jsonl", "squad"} <= set(options("dataset"))
+    assert {"none", "local", "openai", "anthropic", "predictions"} <= set(options("generator"))
 
 
 @pytest.mark.parametrize("option", options("chunker"))
@@ -57,8 +60,28 @@ def test_tracking_options_instantiate(compose, option):
     assert isinstance(instantiate(compose([f"tracking={option}"]).tracking), Tracker)
 
 
+@pytest.mark.parametrize("option", options("generator"))
+def test_generator_options_instantiate_offline_without_keys(compose, option, tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    overrides = [f"generator={option}"]
+    if option == "predictions":
+        predictions = tmp_path / "predictions.json"
+        predictions.write_text('{"t1": "3600 seconds"}')
+        overrides.append(f"generator.path={predictions}")
+    generator = instantiate(compose(overrides).generator)
+    assert isinstance(generator, Generator)
+    assert generator.enabled == (option != "none")
+    assert generator.price_as is None or generator.price_as in compose(overrides).pricing.table
+
+
+def test_prompt_option_instantiates(compose):
+    assert isinstance(instantiate(compose().prompt), PromptTemplate)
+
+
 @pytest.mark.parametrize("overrides", [
     ["dataset=demo"],
+    ["dataset=squad", f"dataset.path={PROJECT_ROOT / 'tests' / 'data' / 'squad_tiny.json'}"],
     TINY_DATASET_OVERRIDES,
     ["dataset=beir", f"dataset.path={TINY_BEIR}"],
 ])
