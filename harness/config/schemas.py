@@ -233,6 +233,37 @@ class GenerationSuiteSchema:
 
 
 @dataclass
+class BERTScoreSettings:
+    model: str = MISSING
+    num_layers: int = MISSING
+    idf: bool = False
+    baseline: Optional[Dict[str, float]] = None
+    batch_size: int = 64
+    device: str = "auto"
+
+
+@dataclass
+class TaxonomySettings:
+    correct_f1: float = MISSING
+    hallucination_faithfulness: float = MISSING
+    low_relevance_faithfulness: float = MISSING
+    incomplete_max_tokens: int = MISSING
+    incomplete_f1: float = MISSING
+    verbose_rouge_l: float = MISSING
+    verbose_f1: float = MISSING
+    wrong_f1: float = MISSING
+
+
+@dataclass
+class AnswerSuiteSchema:
+    _target_: str = MISSING
+    bertscore: Optional[BERTScoreSettings] = None
+    taxonomy: TaxonomySettings = field(default_factory=TaxonomySettings)
+    badness_weights: Dict[str, float] = MISSING
+    worst_n: int = MISSING
+
+
+@dataclass
 class InterpretationBand:
     min_delta_pp: Optional[float] = MISSING
     label: str = MISSING
@@ -331,7 +362,8 @@ _GROUP_SCHEMAS = {
         "hybrid": HybridRetrieverSchema,
     },
     "metrics": {"retrieval": RetrievalSuiteSchema, "key_facts": KeyFactSuiteSchema,
-                "generation": GenerationSuiteSchema, "context_delta": ContextDeltaSuiteSchema},
+                "generation": GenerationSuiteSchema, "context_delta": ContextDeltaSuiteSchema,
+                "answer": AnswerSuiteSchema},
     "generator": {"none": NoGeneratorSchema, "local": LocalGeneratorSchema, "openai": OpenAIGeneratorSchema,
                   "anthropic": AnthropicGeneratorSchema, "predictions": PredictionsGeneratorSchema},
     "prompt": {"default": PromptSchema},
