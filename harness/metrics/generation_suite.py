@@ -14,6 +14,9 @@ _TIMINGS = ("ttft_seconds", "latency_seconds")
 class GenerationSuite(MetricSuite):
     """TTFT, latency, decode speed, tokens and dollar cost per question; p50/p95 per run.
 
+    ``failed_count`` counts generator errors; ``skipped_count`` counts questions a predictions
+    file had no answer for (``on_missing: skip``); neither is scored.
+
     Args:
         prices: $ per 1M tokens, ``{model: {input: x, output: y}}`` (from YAML).
         price_as: the pricing-table row of the model in use (null: no cost for it).
@@ -31,6 +34,8 @@ class GenerationSuite(MetricSuite):
         generation = record.generation
         if generation is None:
             return {}
+        if generation.extra.get("skipped"):  # predictions on_missing=skip: counted apart, never a failure
+            return {"skipped": 1.0}
         scores: Scores = {"failed": float(generation.failed), "cached": float(bool(generation.extra.get("cached")))}
         if generation.failed:
             return scores
@@ -46,8 +51,9 @@ class GenerationSuite(MetricSuite):
         return scores
 
     def aggregate(self, rows: list[Scores]) -> Scores:
-        aggregates = mean_by_key(rows, skip=frozenset({"failed"}))
+        aggregates = mean_by_key(rows, skip=frozenset({"failed", "skipped"}))
         aggregates["failed_count"] = sum(row.get("failed", 0.0) for row in rows)
+        aggregates["skipped_count"] = sum(row.get("skipped", 0.0) for row in rows)
         aggregates["answered"] = float(sum(1 for row in rows if "failed" in row))
         for key in _TIMINGS:
             values = [row[key] for row in rows if key in row]

@@ -45,3 +45,13 @@ def test_percentiles_equal_numpy_and_failures_are_counted_not_scored():
 def test_unknown_price_row_is_refused():
     with pytest.raises(ValueError, match="price_as 'nope'"):
         GenerationSuite(PRICES, price_as="nope", percentiles=[50])
+
+
+def test_skipped_predictions_are_counted_apart_from_failures():
+    suite = GenerationSuite(PRICES, price_as=None, percentiles=[50])
+    skipped = Generation("", error="skipped: no prediction for this question", extra={"skipped": True})
+    rows = [suite.score(record(Generation("a", 10, 5, 0.1, 0.2))), suite.score(record(skipped)),
+            suite.score(record(skipped)), suite.score(record(Generation("", error="boom")))]
+    aggregates = suite.aggregate(rows)
+    assert rows[1] == {"skipped": 1.0}
+    assert aggregates["skipped_count"] == 2 and aggregates["failed_count"] == 1 and aggregates["answered"] == 2
