@@ -62,11 +62,16 @@ def main(cfg: DictConfig) -> JobOutcome:
 
 
 def cli() -> None:
-    """Console script: ``harness compare ...``, or Hydra; exits non-zero if any job failed."""
+    """Console script: ``harness compare ...``, ``harness annotate ...``, or Hydra; exits non-zero if
+    any job failed."""
     if sys.argv[1:2] == ["compare"]:
         from harness.compare import main as compare
 
         sys.exit(compare(sys.argv[2:]))
+    if sys.argv[1:2] == ["annotate"]:
+        from harness.human.cli import main as annotate
+
+        sys.exit(annotate(sys.argv[2:]))
     main()
     if FAILED_JOBS:
         sys.exit(1)

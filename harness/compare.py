@@ -14,7 +14,6 @@ champion's experiment. Question sets that differ are refused, naming the ids.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 import tempfile
@@ -23,14 +22,14 @@ from pathlib import Path
 from harness.config.resolvers import PROJECT_ROOT
 from harness.stats.paired import MisalignedError
 from harness.stats.report import plot_report, print_report
+from harness.tracking.runs import client as mlflow_client
+from harness.tracking.runs import download_table, experiment_runs, resolve_run
 from harness.tracking.statistics import read_table
 
-TABLE = "per_question.jsonl"
 _OVERRIDE = re.compile(r"^[+~]?(stats|report|seed|experiment)([.=]|$)")
 
 
 def main(argv: list[str]) -> int:
-    os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
     parser = argparse.ArgumentParser(prog="harness compare", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="*", help="champion, then challengers (run ids or names)")
@@ -42,11 +41,9 @@ def main(argv: list[str]) -> int:
     if bool(args.experiment) == bool(refs) or (refs and len(refs) < 2):
         parser.error("give two or more runs (champion first), or --experiment NAME")
 
-    from mlflow.tracking import MlflowClient
-
-    client = MlflowClient(tracking_uri=args.tracking_uri)
+    client = mlflow_client(args.tracking_uri)
     try:
-        runs = _experiment_runs(client, args.experiment) if args.experiment else [_resolve(client, r) for r in refs]
+        runs = experiment_runs(client, args.experiment) if args.experiment else [resolve_run(client, r) for r in refs]
     except LookupError as err:
         print(f"harness compare: {err}", file=sys.stderr)
         return 2
@@ -55,8 +52,11 @@ def main(argv: list[str]) -> int:
         overrides.append(f"stats.champion='{names[runs[0].info.run_id]}'")
     stats = _stats_from_config(overrides)
     with tempfile.TemporaryDirectory() as tmp:
-        tables = {names[run.info.run_id]: read_table(Path(client.download_artifacts(run.info.run_id, TABLE, tmp)))
-                  for run in runs}
+        try:
+            tables = {names[run.info.run_id]: read_table(download_table(client, run, Path(tmp))) for run in runs}
+        except LookupError as err:
+            print(f"harness compare: {err}", file=sys.stderr)
+            return 2
         try:
             report = stats.compare(tables)
         except MisalignedError as err:
@@ -79,36 +79,6 @@ def main(argv: list[str]) -> int:
         client.set_terminated(logged.info.run_id)
     print(f"Logged as run {logged.info.run_id} in experiment {champion.info.experiment_id}")
     return 0
-
-
-def _resolve(client, ref: str):
-    """A run by id, else the newest run with that name in any experiment."""
-    try:
-        return client.get_run(ref)
-    except Exception:
-        pass
-    experiments = [e.experiment_id for e in client.search_experiments()]
-    escaped = ref.replace("'", "\\'")
-    found = client.search_runs(experiments, f"attributes.run_name = '{escaped}'", order_by=["attributes.start_time DESC"],
-                               max_results=1)
-    if not found:
-        raise LookupError(f"no run with id or name '{ref}'")
-    return found[0]
-
-
-def _experiment_runs(client, name: str) -> list:
-    experiment = client.get_experiment_by_name(name)
-    if experiment is None:
-        raise LookupError(f"no experiment named '{name}'")
-    runs = client.search_runs([experiment.experiment_id], "attributes.status = 'FINISHED'",
-                              order_by=["attributes.start_time DESC"])
-    newest: dict[str, object] = {}
-    for run in runs:  # a configuration run several times counts once, with its newest run
-        if run.data.tags.get("harness.role") in ("sweep", "comparison"):
-            continue
-        if run.info.run_name not in newest and any(a.path == TABLE for a in client.list_artifacts(run.info.run_id)):
-            newest[run.info.run_name] = run
-    return list(newest.values())
 
 
 def _unique_names(runs: list) -> dict[str, str]:

@@ -52,7 +52,10 @@ class QuestionRecord:
             "retrieved_chunk_ids": [chunk.id for chunk in self.chunks],
             "retrieved_doc_ids": [chunk.doc_id for chunk in self.chunks],
             "retrieved_scores": [round(score, 6) for score in self.scores],
-            **({"answer": self.generation.text, "answer_error": self.generation.error}
+            **({"answer": self.generation.text, "answer_error": self.generation.error,
+                # What a human annotator needs beside the answer (harness annotate export).
+                "gold_answers": list(self.question.answers or [a for a in [self.question.ground_truth] if a]),
+                "expected_answer": self.question.expected_answer, "contexts": self.contexts}
                if self.generation is not None else {}),
             **({"no_context_answer": self.baseline.text} if self.baseline is not None else {}),
             **metrics,

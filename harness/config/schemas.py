@@ -345,6 +345,7 @@ class HarnessSchema:
     cache: CacheSchema = field(default_factory=CacheSchema)
     models: ModelsSchema = field(default_factory=ModelsSchema)
     report: ReportSchema = field(default_factory=ReportSchema)
+    human: Any = None
 
 
 _GROUP_SCHEMAS = {
@@ -378,3 +379,53 @@ def register_schemas() -> None:
     for group, options in _GROUP_SCHEMAS.items():
         for name, node in options.items():
             cs.store(group=f"schema/{group}", name=name, node=node)
+
+
+# --- human evaluation ----------------------------------------------------------------------
+@dataclass
+class JudgeColumnSchema:
+    column: str = MISSING
+    min: float = MISSING
+    max: float = MISSING
+
+
+@dataclass
+class HumanDimensionSchema:
+    prompt: str = MISSING
+    levels: List[Any] = MISSING
+    rubric: List[str] = MISSING
+    judge: Optional[JudgeColumnSchema] = None
+
+
+@dataclass
+class HumanSampleSchema:
+    strategy: str = "stratified"
+    n: int = MISSING
+    seed: int = 0
+    worst_column: str = MISSING
+    worst_direction: str = "lower"
+    category_prefix: str = MISSING
+    shuffle: bool = True
+
+
+@dataclass
+class KappaBandSchema:
+    min: Optional[float] = MISSING
+    label: str = MISSING
+
+
+@dataclass
+class HumanEvalSchema:
+    _target_: str = MISSING
+    _convert_: str = "all"
+    dimensions: Dict[str, HumanDimensionSchema] = MISSING
+    sample: HumanSampleSchema = field(default_factory=HumanSampleSchema)
+    landis_koch: List[KappaBandSchema] = MISSING
+    kappa_decimals: int = MISSING
+    target_kappa: float = MISSING
+    confidence: float = MISSING
+    min_pairs: int = MISSING
+    experiment_name: str = "harness"
+
+
+_GROUP_SCHEMAS["human"] = {"default": HumanEvalSchema}

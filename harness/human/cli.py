@@ -1,0 +1,151 @@
+"""``harness annotate``: human evaluation of a finished run.
+
+    harness annotate export RUN [--strategy stratified|worst|random] [--n 30] [--seed 0] [--out sheet.csv]
+    harness annotate import RUN SHEET.csv SHEET.csv [...] [--out-dir DIR] [--no-tracking]
+
+RUN is an MLflow run id or run name, or a local run folder holding per_question.jsonl (a run's
+output folder). ``export`` writes an annotation sheet: the rubric as comment rows on top, then
+one row per sampled answer with an empty column per dimension and an ``annotator`` column. Give
+a copy to each annotator; ``import`` reads the filled copies back (two or more annotators), checks
+them against the run, and prints and logs (an MLflow run tagged harness.role=human_eval) Cohen's
+kappa per dimension and annotator pair, Spearman's rho between the human ratings and every
+automated metric and judge column, and the judge's bias with the prediction-powered estimate of
+the judge-scored mean.
+
+Arguments such as ``human.confidence=0.9``, ``human.sample.worst_column=answer/f1``,
+``~human.dimensions.verdict`` or ``seed=1`` are Hydra overrides of the ``human`` config group
+(conf/human/default.yaml).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+from hydra.errors import HydraException
+from hydra.utils import instantiate
+
+from harness.config.resolvers import PROJECT_ROOT
+from harness.data.records import DatasetError
+
+# Where the report files go when MLflow logging fails and no --out-dir was given.
+FALLBACK_DIR = "human_eval_report"
+_OVERRIDE = re.compile(r"^(~human(\.\S*)?|\+?(human|seed|experiment_name)(\.[^=\s]*)?=.*)$")
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="harness annotate", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    overrides_help = ("Hydra overrides of the human config group (conf/human/default.yaml) may follow, e.g. "
+                      "human.sample.worst_column=answer/f1, human.confidence=0.9, ~human.dimensions.verdict.")
+    export = commands.add_parser("export", help="write an annotation sheet for a sample of a run's answers",
+                                 description="Write an annotation sheet (CSV with the rubric) for a seeded "
+                                             "sample of a run's answers.", epilog=overrides_help)
+    export.add_argument("run", help="MLflow run id or name, or a run folder with per_question.jsonl")
+    export.add_argument("--strategy", choices=["stratified", "worst", "random"],
+                        help="stratified: proportional by error category (default: human.sample.strategy); "
+                             "worst: lowest on human.sample.worst_column; random: uniform")
+    export.add_argument("--n", type=int, help="number of answers to sample (default: human.sample.n)")
+    export.add_argument("--seed", type=int, help="sampling seed (default: human.sample.seed)")
+    export.add_argument("--out", default="annotation_sheet.csv", help="sheet to write (default: %(default)s)")
+    export.add_argument("--force", action="store_true", help="replace an existing sheet")
+    imports = commands.add_parser("import", help="score filled sheets: agreement, correlations, judge calibration",
+                                  description="Read filled annotation sheets (two or more annotators) and report "
+                                              "kappa, Spearman correlations and the judge's bias and PPI mean.",
+                                  epilog=overrides_help)
+    imports.add_argument("run", help="the run the sheets were exported from")
+    imports.add_argument("sheets", nargs="+", type=Path, help="filled sheets (CSV), one or more per annotator")
+    imports.add_argument("--out-dir", type=Path, help="also keep the report files in this folder")
+    imports.add_argument("--no-tracking", action="store_true", help="print only; log nothing to MLflow")
+    for sub in (export, imports):
+        sub.add_argument("--tracking-uri", default="sqlite:///mlflow.db", help="MLflow store (default: %(default)s)")
+    args, extra = parser.parse_known_args(argv)
+    overrides = [a for a in extra if _OVERRIDE.match(a)]
+    unknown = [a for a in extra if not _OVERRIDE.match(a)]
+    if args.command == "import":  # overrides given after the sheets land among them
+        overrides += [str(s) for s in args.sheets if _OVERRIDE.match(str(s))]
+        args.sheets = [s for s in args.sheets if not _OVERRIDE.match(str(s))]
+        if not args.sheets:
+            parser.error("import needs one or more filled sheets")
+    if unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    try:
+        cfg = _compose(overrides)
+        settings = instantiate(cfg.human)
+        with tempfile.TemporaryDirectory() as tmp:
+            table = _table(args.run, args.tracking_uri, Path(tmp))
+            if args.command == "export":
+                return _export(args, settings, table)
+            return _import(args, settings, table, Path(tmp), cfg.tracking.get("artifact_location"))
+    except (DatasetError, ValueError, LookupError, FileNotFoundError, FileExistsError, HydraException) as err:
+        print(f"harness annotate {args.command}: {err}", file=sys.stderr)
+        return 2
+
+
+def _export(args, settings, table) -> int:
+    from harness.human.export import write_sheet
+    from harness.human.sampling import draw_sample
+
+    s = settings.sample
+    sample = draw_sample(table.answered(), args.strategy or s.strategy, args.n or s.n,
+                         s.seed if args.seed is None else args.seed, s.worst_column, s.worst_direction,
+                         s.category_prefix)
+    source = table.run_id or table.path
+    header = f"Annotation sheet for run {table.name} ({source}): {sample.describe()}."
+    path = write_sheet(Path(args.out), sample, settings.dimensions, header, s.shuffle, overwrite=args.force)
+    print(f"Wrote {len(sample.rows)} answers to {path}: {sample.describe()}")
+    print(f"Give each annotator a copy; then: harness annotate import {args.run} <filled sheets>")
+    return 0
+
+
+def _import(args, settings, table, tmp: Path, artifact_location: str | None) -> int:
+    from harness.human.annotations import read_sheets
+    from harness.human.report import build_report
+
+    annotations = read_sheets(args.sheets, table, settings.dimensions)
+    report = build_report(table, args.sheets, annotations, settings)
+    print(report.text(), end="")
+    if args.no_tracking:
+        if args.out_dir:
+            report.write(args.out_dir)
+            print(f"Report files: {args.out_dir}")
+        return 0
+    from harness.tracking.human_eval import log_human_eval
+
+    params = {"human.dimensions": ",".join(settings.dimensions), "human.confidence": settings.confidence,
+              "human.annotators": ",".join(annotations.annotators),
+              "human.sheets": ",".join(str(p) for p in args.sheets)}
+    try:
+        run_id, experiment_id = log_human_eval(report, args.tracking_uri, settings.experiment_name,
+                                               artifact_location, args.out_dir or tmp / "human_eval", params)
+    except Exception as err:  # the report is computed: keep it on disk, report the tracking failure
+        kept = args.out_dir or Path(FALLBACK_DIR)
+        report.write(kept)
+        print(f"harness annotate import: logging to {args.tracking_uri} failed ({err!r}); "
+              f"the report files are in {kept}", file=sys.stderr)
+        return 1
+    print(f"Logged as run {run_id} (tag harness.role=human_eval) in experiment {experiment_id}"
+          + (f"; report files: {args.out_dir}" if args.out_dir else ""))
+    return 0
+
+
+def _table(ref: str, tracking_uri: str, tmp: Path):
+    from harness.human.table import read_run_table
+    from harness.tracking.runs import open_run_table
+
+    path, facts = open_run_table(ref, tracking_uri, tmp)
+    return read_run_table(path, name=facts["name"], run_id=facts["run_id"], experiment_id=facts["experiment_id"])
+
+
+def _compose(overrides: list[str]):
+    from hydra import compose, initialize_config_dir
+
+    from harness.config import register
+
+    register()
+    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
+        return compose("config", overrides=overrides)

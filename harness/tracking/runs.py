@@ -1,0 +1,94 @@
+"""Finding finished runs and their per-question tables: in MLflow, or in a local run folder.
+
+Shared by ``harness compare`` and ``harness annotate``. A run is named by an MLflow run id, an
+MLflow run name (the newest run with that name in any experiment), or, for
+:func:`open_run_table`, a folder holding ``per_question.jsonl`` (or that file itself).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+TABLE = "per_question.jsonl"
+
+
+def client(tracking_uri: str):
+    """An MlflowClient for the store (artifact downloads without progress bars)."""
+    os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
+    from mlflow.tracking import MlflowClient
+
+    return MlflowClient(tracking_uri=tracking_uri)
+
+
+def resolve_run(mlflow_client, ref: str):
+    """A run by id, else the newest run with that name in any experiment; LookupError if none."""
+    try:
+        return mlflow_client.get_run(ref)
+    except Exception:
+        pass
+    experiments = [e.experiment_id for e in mlflow_client.search_experiments()]
+    escaped = ref.replace("'", "\\'")
+    found = mlflow_client.search_runs(experiments, f"attributes.run_name = '{escaped}'",
+                                      order_by=["attributes.start_time DESC"], max_results=1)
+    if not found:
+        raise LookupError(f"no run with id or name '{ref}'")
+    return found[0]
+
+
+def has_table(mlflow_client, run) -> bool:
+    return any(a.path == TABLE for a in mlflow_client.list_artifacts(run.info.run_id))
+
+
+def experiment_runs(mlflow_client, name: str) -> list:
+    """The newest finished run of each configuration in an experiment that has a per-question
+    table (sweep parents and reports left out)."""
+    experiment = mlflow_client.get_experiment_by_name(name)
+    if experiment is None:
+        raise LookupError(f"no experiment named '{name}'")
+    runs = mlflow_client.search_runs([experiment.experiment_id], "attributes.status = 'FINISHED'",
+                                     order_by=["attributes.start_time DESC"])
+    newest: dict[str, object] = {}
+    for run in runs:  # a configuration run several times counts once, with its newest run
+        if run.data.tags.get("harness.role") in ("sweep", "comparison", "human_eval"):
+            continue
+        if run.info.run_name not in newest and has_table(mlflow_client, run):
+            newest[run.info.run_name] = run
+    return list(newest.values())
+
+
+def download_table(mlflow_client, run, folder: Path) -> Path:
+    """Downloads the run's per-question table into ``folder``; LookupError if it has none."""
+    if not has_table(mlflow_client, run):
+        raise LookupError(f"run {run.info.run_name} ({run.info.run_id}) has no {TABLE} artifact")
+    return Path(mlflow_client.download_artifacts(run.info.run_id, TABLE, str(folder)))
+
+
+def local_table(ref: str) -> Path | None:
+    """``ref`` as a local per-question table (a run folder or the file), None if it names no path.
+
+    A ref that looks like a path (has a separator or ends in .jsonl) but does not exist raises
+    FileNotFoundError rather than being looked up in MLflow.
+    """
+    path = Path(ref)
+    if path.is_dir():
+        if not (path / TABLE).is_file():
+            raise FileNotFoundError(f"run folder {path} has no {TABLE}")
+        return path / TABLE
+    if path.is_file():
+        return path
+    if os.sep in ref or ref.endswith(".jsonl"):
+        raise FileNotFoundError(f"no run folder or per-question table at {path}")
+    return None
+
+
+def open_run_table(ref: str, tracking_uri: str, folder: Path) -> tuple[Path, dict[str, str | None]]:
+    """The per-question table for ``ref`` (downloaded into ``folder`` if it is in MLflow) and
+    facts about the run: ``name``, ``run_id``, ``experiment_id`` (None for a local folder)."""
+    path = local_table(ref)
+    if path is not None:
+        return path, {"name": ref, "run_id": None, "experiment_id": None}
+    mlflow_client = client(tracking_uri)
+    run = resolve_run(mlflow_client, ref)
+    path = download_table(mlflow_client, run, folder)
+    return path, {"name": run.info.run_name, "run_id": run.info.run_id, "experiment_id": run.info.experiment_id}
