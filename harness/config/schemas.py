@@ -13,6 +13,8 @@ from typing import Any, Dict, List, Optional
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
+from harness.config.route_schemas import register_route_schemas
+
 
 # --- dataset -------------------------------------------------------------------------------
 @dataclass
@@ -345,6 +347,8 @@ class HarnessSchema:
     cache: CacheSchema = field(default_factory=CacheSchema)
     models: ModelsSchema = field(default_factory=ModelsSchema)
     report: ReportSchema = field(default_factory=ReportSchema)
+    routes: Any = MISSING
+    router: Any = MISSING
 
 
 _GROUP_SCHEMAS = {
@@ -378,3 +382,4 @@ def register_schemas() -> None:
     for group, options in _GROUP_SCHEMAS.items():
         for name, node in options.items():
             cs.store(group=f"schema/{group}", name=name, node=node)
+    register_route_schemas(cs)
