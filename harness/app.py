@@ -41,7 +41,7 @@ def run_from_config(cfg: DictConfig) -> RunResult:
     answering = Answering(generator=instantiate(cfg.generator), prompt=instantiate(cfg.prompt),
                           conditions=list(generation.conditions), contexts=generation.contexts,
                           sample=generation.sample, seed=generation.seed)
-    return run_pipeline(dataset, chunker, retriever, suites, cache, answering)
+    return run_pipeline(dataset, chunker, retriever, suites, cache, answering, router=instantiate(cfg.router))
 
 
 # An absolute path: a relative one resolves differently under `python -m harness` and the console script.

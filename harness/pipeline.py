@@ -13,12 +13,14 @@ from harness.generators.answering import Answering
 from harness.metrics.suites import MetricSuite
 from harness.results import QuestionRecord, RunResult
 from harness.retrievers.base import Retriever
+from harness.routing.base import Router
 
 log = logging.getLogger(__name__)
 
 
 def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
-                 suites: dict[str, MetricSuite], cache: DiskCache, answering: Answering | None = None) -> RunResult:
+                 suites: dict[str, MetricSuite], cache: DiskCache, answering: Answering | None = None,
+                 router: Router | None = None) -> RunResult:
     """Runs every question through the pipeline and scores it with every suite."""
     timings: dict[str, float] = {}
     with _timed(timings, "chunk"):
@@ -39,6 +41,10 @@ def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
     if answering is not None and answering.generator.enabled:
         with _timed(timings, "generate"):
             answering.answer(records, cache)
+    if router is not None:  # after answering: a predictions file brings the route with the answer
+        with _timed(timings, "route"):
+            for record, route in zip(records, router.route(records, cache), strict=True):
+                record.predicted_route = route
 
     rows, per_suite = [], {name: [] for name in suites}
     with _timed(timings, "score"):

@@ -24,6 +24,8 @@ class QuestionRecord:
     generation: Generation | None = None
     # The same question answered without retrieval (seed 004's baseline), when that condition runs.
     baseline: Generation | None = None
+    # The route the router under test picked (seed 001), when a router ran.
+    predicted_route: str | None = None
 
     @property
     def contexts(self) -> list[str]:
@@ -58,6 +60,8 @@ class QuestionRecord:
                 "expected_answer": self.question.expected_answer, "contexts": self.contexts}
                if self.generation is not None else {}),
             **({"no_context_answer": self.baseline.text} if self.baseline is not None else {}),
+            **({"route": self.question.route} if self.question.route is not None else {}),
+            **({"predicted_route": self.predicted_route} if self.predicted_route is not None else {}),
             **metrics,
         }
 

@@ -13,6 +13,8 @@ from typing import Any, Dict, List, Optional
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
+from harness.config.route_schemas import register_route_schemas
+
 
 # --- dataset -------------------------------------------------------------------------------
 @dataclass
@@ -346,6 +348,8 @@ class HarnessSchema:
     models: ModelsSchema = field(default_factory=ModelsSchema)
     report: ReportSchema = field(default_factory=ReportSchema)
     human: Any = None
+    routes: Any = MISSING
+    router: Any = MISSING
 
 
 _GROUP_SCHEMAS = {
@@ -379,6 +383,7 @@ def register_schemas() -> None:
     for group, options in _GROUP_SCHEMAS.items():
         for name, node in options.items():
             cs.store(group=f"schema/{group}", name=name, node=node)
+    register_route_schemas(cs)
 
 
 # --- human evaluation ----------------------------------------------------------------------

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.data.records import Dataset, DatasetError, Document, Question
+from harness.data.records import AnswerCriteria, Dataset, DatasetError, Document, Question
 from harness.data.validation import ProblemList, field_value, iter_jsonl, require_file, sha256_of_files
 
 DIFFICULTIES = ("easy", "medium", "hard")
 # Seed 004's required fields, then the optional ones this harness adds.
 REQUIRED_STR_FIELDS = ("id", "domain", "difficulty", "question", "ground_truth", "source")
 OPTIONAL_STR_FIELDS = ("expected_answer", "needle_doc_id", "route")
+# Seed 001's answer_criteria object: field -> accepted type.
+CRITERIA_FIELDS = {"clarification_expected": bool, "out_of_scope": bool, "forbidden_keywords": list,
+                   "min_semantic_similarity": (int, float)}
 
 
 def load_documents(folder: Path, extensions: list[str]) -> tuple[list[Document], list[Path]]:
@@ -83,9 +86,10 @@ def _parse_question(record: dict, path: Path, line: int, problems: ProblemList,
     needle = values["needle_doc_id"]
     if needle is not None and needle not in doc_ids:
         problems.add(path, line, f"field 'needle_doc_id': no document '{needle}' in the documents folder")
+    criteria = _parse_criteria(record, path, line, problems)
     if len(problems.problems) > before:
         return None
-    known = set(REQUIRED_STR_FIELDS) | set(OPTIONAL_STR_FIELDS) | {"key_facts"}
+    known = set(REQUIRED_STR_FIELDS) | set(OPTIONAL_STR_FIELDS) | {"key_facts", "answer_criteria"}
     return Question(
         id=values["id"],
         text=values["question"],
@@ -96,6 +100,32 @@ def _parse_question(record: dict, path: Path, line: int, problems: ProblemList,
         expected_answer=values["expected_answer"] or values["ground_truth"],
         difficulty=values["difficulty"],
         route=values["route"],
+        answer_criteria=criteria,
         metadata={"domain": values["domain"], "source": values["source"],
                   **{k: v for k, v in record.items() if k not in known}},
     )
+
+
+def _parse_criteria(record: dict, path: Path, line: int, problems: ProblemList) -> AnswerCriteria:
+    """The optional ``answer_criteria`` object; unknown keys and wrong types are problems."""
+    raw = field_value(record, "answer_criteria", dict, path, line, problems, required=False)
+    if not raw:
+        return AnswerCriteria()
+    for key in sorted(raw.keys() - CRITERIA_FIELDS.keys()):
+        problems.add(path, line, f"field 'answer_criteria.{key}' is unknown; expected one of {sorted(CRITERIA_FIELDS)}")
+    named = {f"answer_criteria.{key}": value for key, value in raw.items()}  # messages name the full key
+    values = {key: field_value(named, f"answer_criteria.{key}", kind, path, line, problems, required=False)
+              for key, kind in CRITERIA_FIELDS.items()}
+    keywords = values["forbidden_keywords"] or []
+    for index, keyword in enumerate(keywords):
+        if not isinstance(keyword, str) or not keyword.strip():
+            problems.add(path, line, f"field 'answer_criteria.forbidden_keywords[{index}]' must be a non-empty string")
+    minimum = values["min_semantic_similarity"]
+    if minimum is not None and not 0 <= minimum <= 1:
+        problems.add(path, line, f"field 'answer_criteria.min_semantic_similarity' must be in [0, 1], got {minimum}")
+    if values["clarification_expected"] and values["out_of_scope"]:
+        problems.add(path, line, "field 'answer_criteria': clarification_expected and out_of_scope are exclusive")
+    return AnswerCriteria(clarification_expected=bool(values["clarification_expected"]),
+                          out_of_scope=bool(values["out_of_scope"]),
+                          forbidden_keywords=tuple(k for k in keywords if isinstance(k, str)),
+                          min_semantic_similarity=None if minimum is None else float(minimum))

@@ -18,6 +18,23 @@ class Document:
 
 
 @dataclass(frozen=True)
+class AnswerCriteria:
+    """What a good answer must (not) do beyond matching the gold answer (seed 001's ``answer_criteria``).
+
+    ``clarification_expected``: the right answer asks the user to clarify (an ambiguous question).
+    ``out_of_scope``: the right answer declines (a question the system must not answer).
+    ``forbidden_keywords``: words whose presence in an answer marks a hallucination.
+    ``min_semantic_similarity``: this question's minimum answer/expected-answer similarity, for
+    routes whose profile lets a question set it (seed 001: RAG routes, default 0.75).
+    """
+
+    clarification_expected: bool = False
+    out_of_scope: bool = False
+    forbidden_keywords: tuple[str, ...] = ()
+    min_semantic_similarity: float | None = None
+
+
+@dataclass(frozen=True)
 class Question:
     """One evaluation question.
 
@@ -35,6 +52,7 @@ class Question:
     expected_answer: str | None = None
     difficulty: str | None = None
     route: str | None = None
+    answer_criteria: AnswerCriteria = field(default_factory=AnswerCriteria)
     metadata: dict[str, Any] = field(default_factory=dict)
 
 

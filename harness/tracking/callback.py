@@ -22,6 +22,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from harness import __version__
 from harness.config.resolvers import PROJECT_ROOT
+from harness.routing.report import print_route_summary
 from harness.tracking import sweep
 from harness.tracking.leaderboard import Leaderboard
 from harness.tracking.naming import flatten, redact
@@ -31,7 +32,7 @@ from harness.tracking.statistics import plan_sweep, report_sweep_statistics
 log = logging.getLogger(__name__)
 
 # Config groups whose settings are logged as parameters.
-PARAM_GROUPS = ("dataset", "chunker", "retriever", "metrics", "generator", "prompt", "generation")
+PARAM_GROUPS = ("dataset", "chunker", "retriever", "metrics", "generator", "prompt", "generation", "router")
 # Jobs that failed in this process (single runs) or in the sweep that just ended; read by the CLI
 # to set the exit code.
 FAILED_JOBS: list[str] = []
@@ -137,6 +138,7 @@ def _stop_on_error(what: str, reason: str):
 def _report(summaries: list[dict], config: DictConfig, tracker, title: str) -> Leaderboard:
     board = Leaderboard.from_summaries(summaries, list(config.report.headline))
     board.print(title)
+    print_route_summary(summaries, title)
     where = tracker.where()
     if where:
         print(f"Open the results: {where}")

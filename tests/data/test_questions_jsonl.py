@@ -251,3 +251,31 @@ def test_long_problem_lists_are_summarised(tiny_copy):
     message = load_error(tiny_copy)
     assert "(25 problem(s))" in message
     assert "... and 5 more" in message
+
+
+# --- seed 001's answer_criteria ----------------------------------------------------------------
+
+
+def test_answer_criteria_parsed(tiny_copy):
+    criteria = {"clarification_expected": True, "forbidden_keywords": ["sunny"], "min_semantic_similarity": 0.6}
+    write_questions(tiny_copy, [good_record(answer_criteria=criteria), good_record(id="q2")])
+    first, second = load(tiny_copy).questions
+    assert first.answer_criteria.clarification_expected and not first.answer_criteria.out_of_scope
+    assert first.answer_criteria.forbidden_keywords == ("sunny",)
+    assert first.answer_criteria.min_semantic_similarity == 0.6
+    assert "answer_criteria" not in first.metadata
+    assert second.answer_criteria == type(first.answer_criteria)()
+
+
+@pytest.mark.parametrize("criteria, expected", [
+    ({"out_of_scope": "yes"}, "field 'answer_criteria.out_of_scope' must be bool, got str"),
+    ({"forbidden_keywords": "sunny"}, "field 'answer_criteria.forbidden_keywords' must be list"),
+    ({"forbidden_keywords": ["ok", ""]}, "'answer_criteria.forbidden_keywords[1]' must be a non-empty string"),
+    ({"min_semantic_similarity": 1.5}, "'answer_criteria.min_semantic_similarity' must be in [0, 1], got 1.5"),
+    ({"min_similarity": 0.5}, "'answer_criteria.min_similarity' is unknown"),
+    ({"out_of_scope": True, "clarification_expected": True}, "are exclusive"),
+    ("strict", "field 'answer_criteria' must be dict, got str"),
+])
+def test_bad_answer_criteria_name_file_line_and_key(tiny_copy, criteria, expected):
+    path = write_questions(tiny_copy, [good_record(id="a"), good_record(id="b", answer_criteria=criteria)])
+    assert_names(load_error(tiny_copy), path, 2, expected)
