@@ -40,7 +40,8 @@ def run_from_config(cfg: DictConfig) -> RunResult:
     generation = cfg.generation
     answering = Answering(generator=instantiate(cfg.generator), prompt=instantiate(cfg.prompt),
                           conditions=list(generation.conditions), contexts=generation.contexts,
-                          sample=generation.sample, seed=generation.seed)
+                          sample=generation.sample, stratify=generation.stratify,
+                          seed=generation.seed)
     return run_pipeline(dataset, chunker, retriever, suites, cache, answering, router=instantiate(cfg.router))
 
 

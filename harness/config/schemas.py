@@ -212,6 +212,7 @@ class GenerationSchema:
     conditions: List[str] = field(default_factory=lambda: ["with_context"])
     contexts: Optional[int] = None
     sample: Optional[int] = None
+    stratify: Optional[str] = None
     seed: int = 0
 
 
