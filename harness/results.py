@@ -24,6 +24,8 @@ class QuestionRecord:
     generation: Generation | None = None
     # The same question answered without retrieval (seed 004's baseline), when that condition runs.
     baseline: Generation | None = None
+    # The judging stage's judgements, keyed "<rubric>/<target>" (harness.judges.judgement.Judgement).
+    judgements: dict[str, Any] = field(default_factory=dict)
 
     @property
     def contexts(self) -> list[str]:
@@ -55,6 +57,7 @@ class QuestionRecord:
             **({"answer": self.generation.text, "answer_error": self.generation.error}
                if self.generation is not None else {}),
             **({"no_context_answer": self.baseline.text} if self.baseline is not None else {}),
+            **({"judgements": {key: j.row() for key, j in self.judgements.items()}} if self.judgements else {}),
             **metrics,
         }
 
