@@ -49,15 +49,23 @@ def test_api_keys_never_reach_runs_artifacts_or_the_cache(tmp_path, httpserver):
     env.update({KEY_ENV: SECRET, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"})
     done = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
+    # The key is nowhere on disk: not in MLflow's database, artifacts, the cache, the sweep's
+    # folders or the captured output...
+    stored = [path for path in tmp_path.rglob("*") if path.is_file()]
+    assert any(p.name == "mlflow.db" for p in stored) and any("cache" in p.parts for p in stored)
+    assert any("mlruns" in p.parts for p in stored)
+    leaks = [str(p) for p in stored if SECRET.encode() in p.read_bytes()]
+    assert leaks == []
+    assert SECRET not in done.stdout and SECRET not in done.stderr
 
-    # The key did reach the server, from the generator and from the judge alike...
+    # ...though it did reach the server, from the generator and from the judge alike...
     requests = [request for request, _ in httpserver.log]
     assert requests and all(r.headers["Authorization"] == f"Bearer {SECRET}" for r in requests)
     judged = [json.loads(r.get_data()) for r in requests if not json.loads(r.get_data()).get("stream")]
     # 4 questions: with- and no-context answers and retrieved chunks (identical prompts of the
     # second job come from the judgement cache)
     assert {b["model"] for b in judged} == {"judge-model"} and len(judged) >= 4 + 4 + 4
-    # ...and the runs were logged with the judge's scores...
+    # ...and the runs were logged with the judge's scores.
     _, runs = runs_of(tmp_path)
     parents, children = split(runs)
     assert len(children) == 2
@@ -68,11 +76,3 @@ def test_api_keys_never_reach_runs_artifacts_or_the_cache(tmp_path, httpserver):
         delta = json.loads((Path(child.data.tags["harness.output_dir"]) / "context_delta.json").read_text())
         assert delta["scorer"] == "judge: rubric answer_score (openai:judge-model)"
         assert delta["scores"] == {"no_context": [8.0] * 4, "with_context": [8.0] * 4}
-    # ...but the key itself is nowhere on disk: not in MLflow's database, artifacts, the cache,
-    # the sweep's folders or the captured output.
-    stored = [path for path in tmp_path.rglob("*") if path.is_file()]
-    assert any(p.name == "mlflow.db" for p in stored) and any("cache" in p.parts for p in stored)
-    assert any("mlruns" in p.parts for p in stored)
-    leaks = [str(p) for p in stored if SECRET.encode() in p.read_bytes()]
-    assert leaks == []
-    assert SECRET not in done.stdout and SECRET not in done.stderr
