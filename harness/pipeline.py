@@ -43,8 +43,10 @@ def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
             answering.answer(records, cache)
     judge_figures: dict[str, float] = {}
     if judging is not None and judging.judge.enabled:
+        # The questions that got answers (generation.sample) are the ones judged, retrieval rubrics included.
+        judged = answering.selected(records) if answering is not None and answering.generator.enabled else records
         with _timed(timings, "judge"):
-            judge_figures = judging.run(records, cache)
+            judge_figures = judging.run(judged, cache)
 
     rows, per_suite = [], {name: [] for name in suites}
     with _timed(timings, "score"):

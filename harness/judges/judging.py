@@ -43,7 +43,7 @@ class Judging:
     def run(self, records: list, cache: DiskCache) -> dict[str, float]:
         """Judges the records in place; returns the run's judge figures (``judge/cache_hits``...)."""
         counts: Counter[str] = Counter()
-        fingerprint = self.judge.fingerprint()
+        fingerprint: dict | None = None  # computed on first use: it may hash a model file
         start = time.perf_counter()
         for name, rubric in self.rubrics.items():
             for target in rubric.applies_to:
@@ -58,6 +58,7 @@ class Judging:
                     if item.missing is not None:
                         self._store(record, name, rubric, item, Judgement.missing_because(item.missing))
                         continue
+                    fingerprint = fingerprint or self.judge.fingerprint()
                     key = content_key(NAMESPACE, fingerprint, rubric.fingerprint(), rubric.cache_payload(item))
                     found = cache.get(NAMESPACE, key) if self.judge.cache == "on" else None
                     if isinstance(found, Judgement):

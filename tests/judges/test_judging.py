@@ -157,3 +157,38 @@ def test_samples_of_a_multi_dimension_rubric(rubric, tmp_path):
                                                         "conciseness": 2 ** 0.5})
     assert judgement.samples[0] == {"relevance": 5.0, "faithfulness": 4.0, "conciseness": 3.0}
     assert judgement.values["likert_relevance_spread"] == pytest.approx(2 ** 0.5)
+
+
+def test_only_the_answered_sample_is_judged(compose, tmp_path):
+    """generation.sample picks the questions; retrieval rubrics judge the same ones."""
+    from hydra.utils import instantiate
+
+    from harness.data.questions_jsonl import load_questions_jsonl
+    from harness.generators.answering import Answering
+    from harness.generators.base import Generation, Generator
+    from harness.pipeline import run_pipeline
+    from tests.conftest import TINY
+
+    class Echo(Generator):
+        model = "echo"
+
+        def generate(self, requests):
+            return [Generation(text="3600 seconds") for _ in requests]
+
+        def fingerprint(self):
+            return {"generator": "echo"}
+
+    cfg = compose(["chunker=none", "retriever=bm25", "rubric=[answer_score,retrieval_grade]"])
+    dataset = load_questions_jsonl("tiny", str(TINY / "questions.jsonl"), str(TINY / "docs"))
+    answering = Answering(generator=Echo(), prompt=instantiate(cfg.prompt), conditions=["with_context"],
+                          contexts=None, sample=2, seed=0)
+    judge = ScriptedJudge(lambda p, s: '{"grade": 7, "reasoning": "r"}' if "grade" in p.messages[-1]["content"]
+                          else "9")
+    judging = Judging(judge, {name: instantiate(r) for name, r in cfg.rubrics.items()})
+    result = run_pipeline(dataset, instantiate(cfg.chunker), instantiate(cfg.retriever),
+                          {"judge": instantiate(cfg.metrics.judge)}, DiskCache(tmp_path), answering, judging)
+    sampled = [row for row in result.rows if "answer" in row]
+    assert len(sampled) == 2 and len(judge.prompts) == 4
+    assert all(row["judge/answer_score"] == 9.0 and row["judge/retrieval_grade"] == 7.0 for row in sampled)
+    assert all("judge/retrieval_grade" not in row for row in result.rows if "answer" not in row)
+    assert result.metrics["judge/retrieval_grade_n"] == 2 and result.metrics["judge/cache_misses"] == 4
