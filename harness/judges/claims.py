@@ -73,11 +73,6 @@ class ClaimsRubric(Rubric):
             values[f"{column}_spread"] = judgement.spread
         return values
 
-    def cache_payload(self, item: JudgeItem) -> Any:
-        # The verification prompts hold the contexts too; the claims come from the extraction.
-        values = self.item_values(item)
-        return {"target": item.target, "values": {k: values[k] for k in self.item_placeholders() | {"contexts"}}}
-
     def evaluate(self, judge: Judge, items: list[JudgeItem], sample: int = 0) -> list[Judgement]:
         values = [self.item_values(item) for item in items]
         extracted = self.ask(judge, [self.render(self.extract_messages, v) for v in values], parse_claims,

@@ -59,6 +59,13 @@ def placeholders_of(template: str, where: str) -> set[str]:
     return set(fields)
 
 
+class _Literal(dict):
+    """format_map values that leave unknown placeholders as written."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
 class Rubric(ABC):
     """A rubric: prompts in YAML, the targets it applies to, and how replies become scores.
 
@@ -147,9 +154,11 @@ class Rubric(ABC):
         return tuple({"role": m["role"], "content": m["content"].format(**values)} for m in messages)
 
     def cache_payload(self, item: JudgeItem) -> Any:
-        """Every rendered input of the item that reaches the judge (prompts with its values)."""
-        return {"target": item.target, "values": {k: v for k, v in self.item_values(item).items()
-                                                  if k in self.item_placeholders()}}
+        """Every prompt template rendered with the item's values (placeholders filled later, such
+        as a claim or an earlier field's score, stay literal): what reaches the judge."""
+        values = _Literal(self.item_values(item))
+        return {"target": item.target,
+                "prompts": {where: template.format_map(values) for where, (template, _) in self.templates().items()}}
 
     def ask(self, judge: Judge, conversations: list[Messages], parse: Callable[[str], Any], sample: int,
             prefix: str = "") -> list[Asked]:

@@ -192,3 +192,16 @@ def test_only_the_answered_sample_is_judged(compose, tmp_path):
     assert all(row["judge/answer_score"] == 9.0 and row["judge/retrieval_grade"] == 7.0 for row in sampled)
     assert all("judge/retrieval_grade" not in row for row in result.rows if "answer" not in row)
     assert result.metrics["judge/retrieval_grade_n"] == 2 and result.metrics["judge/cache_misses"] == 4
+
+
+def test_cache_key_holds_the_rendered_prompts(rubric):
+    """Same answer, other contexts: the claims verification prompt differs, so must the key."""
+    r = rubric("claims_faithfulness")
+    from harness.judges.items import item_for
+
+    one = r.cache_payload(item_for(make_record(), "with_context", None))
+    other = r.cache_payload(item_for(make_record(chunks=["Tokens never expire."]), "with_context", None))
+    assert one != other
+    assert "Claim: {claim}" in one["prompts"]["verify.messages[0]"]
+    assert "[1] All tokens expire after 3600 seconds." in one["prompts"]["verify.messages[0]"]
+    assert one["prompts"]["extract.messages[0]"] == other["prompts"]["extract.messages[0]"]
