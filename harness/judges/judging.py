@@ -26,6 +26,8 @@ from harness.judges.rubric import Rubric
 
 log = logging.getLogger(__name__)
 NAMESPACE = "judgements"
+# Part of every cache key: bump it when Judgement's fields change, so old pickles are not reused.
+JUDGEMENT_FORMAT = 1
 
 
 @dataclass
@@ -39,6 +41,16 @@ class Judging:
     judge: Judge
     rubrics: dict[str, Rubric]
     contexts: int | None = None
+
+    def __post_init__(self) -> None:
+        owners: dict[str, str] = {}
+        for name, rubric in self.rubrics.items():
+            for target in rubric.applies_to:
+                for column in rubric.columns(target):
+                    if column in owners:
+                        raise ValueError(f"rubrics {owners[column]} and {name} both fill the column "
+                                         f"judge/{column}; give one of them another 'column'")
+                    owners[column] = name
 
     def run(self, records: list, cache: DiskCache) -> dict[str, float]:
         """Judges the records in place; returns the run's judge figures (``judge/cache_hits``...)."""
@@ -59,7 +71,8 @@ class Judging:
                         self._store(record, name, rubric, item, Judgement.missing_because(item.missing))
                         continue
                     fingerprint = fingerprint or self.judge.fingerprint()
-                    key = content_key(NAMESPACE, fingerprint, rubric.fingerprint(), rubric.cache_payload(item))
+                    key = content_key(NAMESPACE, JUDGEMENT_FORMAT, fingerprint, rubric.fingerprint(),
+                                      rubric.cache_payload(item))
                     found = cache.get(NAMESPACE, key) if self.judge.cache == "on" else None
                     if isinstance(found, Judgement):
                         found.cached = True

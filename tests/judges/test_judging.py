@@ -205,3 +205,9 @@ def test_cache_key_holds_the_rendered_prompts(rubric):
     assert "Claim: {claim}" in one["prompts"]["verify.messages[0]"]
     assert "[1] All tokens expire after 3600 seconds." in one["prompts"]["verify.messages[0]"]
     assert one["prompts"]["extract.messages[0]"] == other["prompts"]["extract.messages[0]"]
+
+
+def test_two_rubrics_filling_one_column_are_refused(rubric):
+    with pytest.raises(ValueError, match="rubrics answer_score and copy both fill the column judge/answer_score"):
+        Judging(ScriptedJudge(lambda p, s: "8"), {"answer_score": rubric("answer_score"),
+                                                   "copy": rubric("answer_score")})
