@@ -20,6 +20,7 @@ from harness.cache import DiskCache
 from harness.config import register
 from harness.config.resolvers import PROJECT_ROOT
 from harness.generators.answering import Answering
+from harness.judges.judging import Judging
 from harness.pipeline import run_pipeline
 from harness.results import RunResult
 from harness.tracking.callback import FAILED_JOBS
@@ -42,7 +43,10 @@ def run_from_config(cfg: DictConfig) -> RunResult:
                           conditions=list(generation.conditions), contexts=generation.contexts,
                           sample=generation.sample, stratify=generation.stratify,
                           seed=generation.seed)
-    return run_pipeline(dataset, chunker, retriever, suites, cache, answering, router=instantiate(cfg.router))
+    judging = Judging(judge=instantiate(cfg.judge), contexts=generation.contexts,
+                      rubrics={name: instantiate(rubric) for name, rubric in cfg.rubrics.items()})
+    return run_pipeline(dataset, chunker, retriever, suites, cache, answering, judging,
+                        router=instantiate(cfg.router))
 
 
 # An absolute path: a relative one resolves differently under `python -m harness` and the console script.

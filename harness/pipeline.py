@@ -10,6 +10,7 @@ from harness.cache import DiskCache, content_key
 from harness.chunkers.base import Chunker
 from harness.data.records import Dataset
 from harness.generators.answering import Answering
+from harness.judges.judging import Judging
 from harness.metrics.suites import MetricSuite
 from harness.results import QuestionRecord, RunResult
 from harness.retrievers.base import Retriever
@@ -20,7 +21,7 @@ log = logging.getLogger(__name__)
 
 def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
                  suites: dict[str, MetricSuite], cache: DiskCache, answering: Answering | None = None,
-                 router: Router | None = None) -> RunResult:
+                 judging: Judging | None = None, router: Router | None = None) -> RunResult:
     """Runs every question through the pipeline and scores it with every suite."""
     timings: dict[str, float] = {}
     with _timed(timings, "chunk"):
@@ -45,6 +46,12 @@ def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
         with _timed(timings, "route"):
             for record, route in zip(records, router.route(records, cache), strict=True):
                 record.predicted_route = route
+    judge_figures: dict[str, float] = {}
+    if judging is not None and judging.judge.enabled:
+        # The questions that got answers (generation.sample) are the ones judged, retrieval rubrics included.
+        judged = answering.selected(records) if answering is not None and answering.generator.enabled else records
+        with _timed(timings, "judge"):
+            judge_figures = judging.run(judged, cache)
 
     rows, per_suite = [], {name: [] for name in suites}
     with _timed(timings, "score"):
@@ -59,6 +66,7 @@ def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
             rows.append(record.row(metrics))
     aggregates = {f"{name}/{key}": value for name, suite in suites.items()
                   for key, value in suite.aggregate(per_suite[name]).items()}
+    aggregates.update(judge_figures)  # judge/cache_hits, judge/cache_misses, ...
     artifacts = {filename: text for name, suite in suites.items()
                  for filename, text in suite.artifacts(records, per_suite[name]).items()}
     info = {

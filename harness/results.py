@@ -26,6 +26,8 @@ class QuestionRecord:
     baseline: Generation | None = None
     # The route the router under test picked (seed 001), when a router ran.
     predicted_route: str | None = None
+    # The judging stage's judgements, keyed "<rubric>/<target>" (harness.judges.judgement.Judgement).
+    judgements: dict[str, Any] = field(default_factory=dict)
 
     @property
     def contexts(self) -> list[str]:
@@ -62,6 +64,7 @@ class QuestionRecord:
             **({"no_context_answer": self.baseline.text} if self.baseline is not None else {}),
             **({"route": self.question.route} if self.question.route is not None else {}),
             **({"predicted_route": self.predicted_route} if self.predicted_route is not None else {}),
+            **({"judgements": {key: j.row() for key, j in self.judgements.items()}} if self.judgements else {}),
             **metrics,
         }
 

@@ -277,6 +277,137 @@ class ContextDeltaSuiteSchema:
     _target_: str = MISSING
     threshold: float = MISSING
     bands: List[InterpretationBand] = MISSING
+    # The rubric whose judgements of both conditions replace the F1 proxy when present (null: proxy only).
+    judge_rubric: Optional[str] = None
+
+
+# --- judge / rubric ------------------------------------------------------------------------
+@dataclass
+class NoJudgeSchema:
+    _target_: str = MISSING
+
+
+@dataclass
+class LocalJudgeSchema:
+    _target_: str = MISSING
+    model: str = MISSING
+    gguf_file: Optional[str] = None
+    device: str = "auto"
+    dtype: str = "float32"
+    batch_size: int = MISSING
+    max_new_tokens: int = MISSING
+    temperature: float = 0.0
+    samples: int = 1
+    seed: int = 0
+    cache: str = "on"
+
+
+@dataclass
+class ApiJudgeSchema:
+    _target_: str = MISSING
+    model: str = MISSING
+    api_key_env: str = MISSING
+    max_tokens: int = MISSING
+    temperature: Optional[float] = MISSING
+    timeout: float = MISSING
+    max_retries: int = MISSING
+    base_url: Optional[str] = None
+    concurrency: int = 1
+    samples: int = 1
+    cache: str = "on"
+    seed: int = 0
+    aliases: Dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Message:
+    role: str = MISSING
+    content: str = MISSING
+
+
+@dataclass
+class Scale:
+    min: float = MISSING
+    max: float = MISSING
+
+
+@dataclass
+class VerdictBand:
+    label: str = MISSING
+    min_score: Optional[float] = MISSING
+
+
+@dataclass
+class VerdictSpec:
+    field: str = MISSING
+    bands: List[VerdictBand] = MISSING
+
+
+@dataclass
+class LocalReplies:
+    value: float = MISSING
+    replies: List[str] = MISSING
+
+
+@dataclass
+class LocalReading:
+    prefixes: Dict[str, str] = MISSING
+    messages: Optional[List[Message]] = None
+    replies: Optional[Dict[str, List[LocalReplies]]] = None
+
+
+@dataclass
+class ScoreRubricSchema:
+    _target_: str = MISSING
+    column: str = MISSING
+    applies_to: List[str] = MISSING
+    messages: List[Message] = MISSING
+    output: str = MISSING
+    scores: Dict[str, Scale] = MISSING
+    text_fields: List[str] = field(default_factory=list)
+    verdict: Optional[VerdictSpec] = None
+    accuracy_threshold: Optional[float] = None
+    local: LocalReading = field(default_factory=LocalReading)
+    repair: str = MISSING
+    context_item: str = "[{rank}] {text}"
+    context_separator: str = "\n\n"
+
+
+@dataclass
+class RetrievalGradeRubricSchema(ScoreRubricSchema):
+    position_weights: List[RankBand] = MISSING
+    not_found_weight: float = MISSING
+    total_score_column: str = MISSING
+
+
+@dataclass
+class ClaimsExtraction:
+    messages: List[Message] = MISSING
+    local_prefix: str = ""
+
+
+@dataclass
+class ClaimsVerification:
+    messages: List[Message] = MISSING
+    replies: Dict[str, List[str]] = MISSING
+
+
+@dataclass
+class ClaimsRubricSchema:
+    _target_: str = MISSING
+    column: str = MISSING
+    applies_to: List[str] = MISSING
+    extract: ClaimsExtraction = field(default_factory=ClaimsExtraction)
+    verify: ClaimsVerification = field(default_factory=ClaimsVerification)
+    max_claims: int = MISSING
+    repair: str = MISSING
+    context_item: str = "[{rank}] {text}"
+    context_separator: str = "\n\n"
+
+
+@dataclass
+class JudgeSuiteSchema:
+    _target_: str = MISSING
 
 
 # --- stats ---------------------------------------------------------------------------------
@@ -341,6 +472,8 @@ class HarnessSchema:
     stats: Any = MISSING
     generator: Any = MISSING
     prompt: Any = MISSING
+    judge: Any = MISSING
+    rubrics: Dict[str, Any] = field(default_factory=dict)
     pricing: PricingSchema = field(default_factory=PricingSchema)
     generation: GenerationSchema = field(default_factory=GenerationSchema)
     experiment_name: str = "harness"
@@ -369,10 +502,14 @@ _GROUP_SCHEMAS = {
     },
     "metrics": {"retrieval": RetrievalSuiteSchema, "key_facts": KeyFactSuiteSchema,
                 "generation": GenerationSuiteSchema, "context_delta": ContextDeltaSuiteSchema,
-                "answer": AnswerSuiteSchema},
+                "answer": AnswerSuiteSchema, "judge": JudgeSuiteSchema},
     "generator": {"none": NoGeneratorSchema, "local": LocalGeneratorSchema, "openai": OpenAIGeneratorSchema,
                   "anthropic": AnthropicGeneratorSchema, "predictions": PredictionsGeneratorSchema},
     "prompt": {"default": PromptSchema},
+    "judge": {"none": NoJudgeSchema, "local": LocalJudgeSchema, "openai": ApiJudgeSchema,
+              "anthropic": ApiJudgeSchema},
+    "rubric": {"score": ScoreRubricSchema, "retrieval_grade": RetrievalGradeRubricSchema,
+               "claims": ClaimsRubricSchema},
     "tracking": {"mlflow": MLflowTrackingSchema, "none": NoTrackingSchema},
     "stats": {"paired": SweepStatisticsSchema, "none": NoStatisticsSchema},
 }

@@ -13,19 +13,46 @@ from harness.results import QuestionRecord
 class ContextDeltaSuite(MetricSuite):
     """Scores both conditions 0-10 and reports accuracy (share >= threshold), mean score and delta.
 
-    Until an LLM judge is configured, the 0-10 score is a documented proxy: ``10 x`` the best
-    token F1 against the gold answers, rounded to an integer like a judge's score.
+    The 0-10 score is the judge's (``judge_rubric``, seed 004's answer score) when the run judged
+    both conditions with it; otherwise a documented proxy: ``10 x`` the best token F1 against the
+    gold answers, rounded to an integer like a judge's score. ``context_delta.json`` names the
+    scorer. With the judge, a question whose judgement is missing is left out of that condition
+    (never scored 0).
 
     Args:
         threshold: a score at or above it counts as accurate (seed 004: 7).
         bands: ``[{min_delta_pp, label}]``, highest first; the first band whose minimum the delta
             reaches names it (seed 004's interpretation table).
+        judge_rubric: the rubric name whose ``<name>/with_context`` and ``<name>/no_context``
+            judgements score the conditions; null always uses the proxy.
     """
 
-    def __init__(self, threshold: float, bands: list) -> None:
+    def __init__(self, threshold: float, bands: list, judge_rubric: str | None = None) -> None:
         self.threshold = float(threshold)
         self.bands = sorted(((float(b["min_delta_pp"]) if b["min_delta_pp"] is not None else float("-inf"),
                               str(b["label"])) for b in bands), reverse=True)
+        self.judge_rubric = judge_rubric
+        self._judged: bool | None = None  # decided for the whole run by prepare()
+
+    def _keys(self) -> dict[str, str]:
+        return {condition: f"{self.judge_rubric}/{condition}" for condition in ("with_context", "no_context")}
+
+    def judged(self, records: list[QuestionRecord]) -> bool:
+        """Whether the run judged both conditions with ``judge_rubric`` (then the judge scores them all)."""
+        if self.judge_rubric is None:
+            return False
+        keys = self._keys().values()
+        return any(all(key in r.judgements for key in keys) for r in records)
+
+    def prepare(self, records: list[QuestionRecord]) -> None:
+        self._judged = self.judged(records)
+
+    def scorer(self, records: list[QuestionRecord]) -> str:
+        if not self.judged(records):
+            return "proxy: round(10 x token F1)"
+        judges = sorted({j.detail.get("judge", "?") for r in records for key, j in r.judgements.items()
+                         if key in self._keys().values() and not j.failed})
+        return f"judge: rubric {self.judge_rubric} ({', '.join(judges) or 'no successful judgements'})"
 
     @staticmethod
     def proxy_score(record: QuestionRecord, text: str) -> float:
@@ -33,11 +60,16 @@ class ContextDeltaSuite(MetricSuite):
         return float(round(10 * max_over_golds(f1, text, list(golds)))) if golds else None
 
     def score(self, record: QuestionRecord) -> Scores:
+        judged = self._judged if self._judged is not None else self.judged([record])
         scores: Scores = {}
         for condition, generation in (("with_context", record.generation), ("no_context", record.baseline)):
             if generation is None or generation.failed:
                 continue
-            value = self.proxy_score(record, generation.text)
+            if judged:
+                judgement = record.judgements.get(self._keys()[condition])
+                value = None if judgement is None or judgement.failed else judgement.score
+            else:
+                value = self.proxy_score(record, generation.text)
             if value is not None:
                 scores[f"score_{condition}"] = value
                 scores[f"accurate_{condition}"] = float(value >= self.threshold)
@@ -65,7 +97,7 @@ class ContextDeltaSuite(MetricSuite):
         paired = [(r, row) for r, row in zip(records, rows) if "score_with_context" in row and "score_no_context" in row]
         report = {
             "timestamp": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "scorer": "proxy: round(10 x token F1)",
+            "scorer": self.scorer(records),
             "threshold": self.threshold,
             "questions_evaluated": len(paired),
             "grand_summary": {

@@ -32,7 +32,8 @@ from harness.tracking.statistics import plan_sweep, report_sweep_statistics
 log = logging.getLogger(__name__)
 
 # Config groups whose settings are logged as parameters.
-PARAM_GROUPS = ("dataset", "chunker", "retriever", "metrics", "generator", "prompt", "generation", "router")
+PARAM_GROUPS = ("dataset", "chunker", "retriever", "metrics", "generator", "prompt", "generation", "judge",
+                "router")
 # Jobs that failed in this process (single runs) or in the sweep that just ended; read by the CLI
 # to set the exit code.
 FAILED_JOBS: list[str] = []

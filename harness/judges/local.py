@@ -1,0 +1,131 @@
+"""The local judge: any transformers causal LM, by default the embedded SmolLM2-135M-Instruct GGUF.
+
+Scores are read from the model's next-token distribution (:mod:`harness.judges.candidates`), so
+they are deterministic and never unparsable; text (claims) is decoded greedily. The model is the
+generator's own process-wide instance (:func:`harness.generators.local._load`), so a sweep that
+generates and judges with SmolLM2 loads it once.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from harness.cache import content_key
+from harness.generators.local import _eos_ids, _load, _until_eos
+from harness.judges.base import Judge, JudgePrompt, Reply
+from harness.judges.candidates import candidate_probabilities
+from harness.models import model_fingerprint
+
+log = logging.getLogger(__name__)
+
+
+class LocalJudge(Judge):
+    """Args:
+        model: Hugging Face id or local folder.
+        gguf_file: a GGUF file inside ``model``, or null.
+        device: ``auto``, ``cpu``, ``cuda``...
+        dtype: torch dtype name.
+        batch_size: prompts per forward pass.
+        max_new_tokens: length cap of generated text (claim lists).
+        temperature: 0 reads the expected score and decodes greedily; > 0 (with ``samples`` > 1)
+            draws each sample's score from the distribution tempered by it, and samples text.
+        samples: judgements per item; their spread measures the judge's consistency.
+        seed: seeds the draws (each item and sample gets its own stream, so results do not
+            depend on batching or order).
+        cache: ``on``, ``refresh`` or ``off`` (see :class:`~harness.judges.base.Judge`).
+    """
+
+    reads_distributions = True
+
+    def __init__(self, model: str, gguf_file: str | None, device: str = "auto", dtype: str = "float32",
+                 batch_size: int = 8, max_new_tokens: int = 96, temperature: float = 0.0, samples: int = 1,
+                 seed: int = 0, cache: str = "on") -> None:
+        if batch_size < 1 or max_new_tokens < 1:
+            raise ValueError(f"judge.batch_size and judge.max_new_tokens must be >= 1, got {batch_size}, "
+                             f"{max_new_tokens}")
+        self.check_sampling(samples, temperature, cache, default_samples=False)
+        self.model_path, self.gguf_file = model, gguf_file
+        self.model_name = f"{Path(model).name}/{gguf_file}" if gguf_file else model
+        self.device, self.dtype = device, dtype
+        self.batch_size, self.max_new_tokens = batch_size, max_new_tokens
+        self.temperature, self.samples, self.seed, self.cache = float(temperature), samples, seed, cache
+
+    def fingerprint(self) -> dict[str, Any]:
+        # batch_size is left out: batching changes results only at float rounding level.
+        weights = str(Path(self.model_path) / self.gguf_file) if self.gguf_file else self.model_path
+        fingerprint = {"judge": "local", "model": model_fingerprint(weights), "model_name": self.model_name,
+                       "dtype": self.dtype, "max_new_tokens": self.max_new_tokens,
+                       "temperature": self.temperature, "samples": self.samples,
+                       "reading": "candidate probabilities; greedy text"}
+        if self.samples > 1:
+            fingerprint["seed"] = self.seed
+        return fingerprint
+
+    def describe(self) -> str:
+        return f"local:{self.model_name}"
+
+    def _model(self):
+        return _load(self.model_path, self.gguf_file, self.device, self.dtype)
+
+    def text(self, prompt: JudgePrompt) -> str:
+        tokenizer, _ = self._model()
+        rendered = tokenizer.apply_chat_template(list(prompt.messages), tokenize=False, add_generation_prompt=True)
+        return rendered + prompt.prefix
+
+    def probabilities(self, prompts: list[JudgePrompt], candidates: list[str]) -> list[list[float]]:
+        tokenizer, model = self._model()
+        texts = [self.text(p) for p in prompts]
+        # Similar lengths share a batch, so little compute goes to padding.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        results: list[list[float] | None] = [None] * len(texts)
+        for first in range(0, len(order), self.batch_size):
+            batch = order[first:first + self.batch_size]
+            for index, probabilities in zip(batch, candidate_probabilities(tokenizer, model, [texts[i] for i in batch],
+                                                                           candidates)):
+                results[index] = probabilities
+        return results  # type: ignore[return-value]
+
+    def draw(self, weights: dict[float, float], prompt: JudgePrompt, sample: int) -> float:
+        """One value drawn from ``weights`` tempered by ``temperature`` (p ** (1 / T), renormalised)."""
+        values = list(weights)
+        tempered = np.array([weights[v] for v in values]) ** (1.0 / self.temperature)
+        tempered /= tempered.sum()
+        stream = int(content_key(list(prompt.messages), prompt.prefix)[:16], 16)
+        rng = np.random.default_rng([self.seed, sample, stream])
+        return float(values[int(rng.choice(len(values), p=tempered))])
+
+    def complete(self, prompts: list[JudgePrompt], sample: int = 0) -> list[Reply]:
+        replies: list[Reply] = []
+        for first in range(0, len(prompts), self.batch_size):
+            batch = prompts[first:first + self.batch_size]
+            try:
+                replies += self._generate(batch, sample)
+            except Exception as err:  # isolate the failing prompt: retry one by one
+                log.warning("judge generation failed for a batch (%s); retrying its prompts one by one", err)
+                for prompt in batch:
+                    try:
+                        replies += self._generate([prompt], sample)
+                    except Exception as single:
+                        replies.append(Reply(error=f"{type(single).__name__}: {single}"))
+        return replies
+
+    def _generate(self, batch: list[JudgePrompt], sample: int) -> list[Reply]:
+        import torch
+
+        tokenizer, model = self._model()
+        encoded = tokenizer([self.text(p) for p in batch], return_tensors="pt", padding=True,
+                            add_special_tokens=False).to(model.device)
+        options: dict[str, Any] = {"do_sample": False, "temperature": None, "top_p": None, "top_k": None}
+        if self.temperature > 0 and self.samples > 1:
+            options = {"do_sample": True, "temperature": self.temperature, "top_p": None, "top_k": None}
+            torch.manual_seed(self.seed * 1_000_003 + sample)
+        with torch.no_grad():
+            output = model.generate(**encoded, max_new_tokens=self.max_new_tokens,
+                                    pad_token_id=tokenizer.pad_token_id, **options)
+        stop = _eos_ids(tokenizer, model) | {tokenizer.pad_token_id}
+        return [Reply(text=prompt.prefix + tokenizer.decode(_until_eos(tokens, stop), skip_special_tokens=True))
+                for prompt, tokens in zip(batch, output[:, encoded["input_ids"].shape[1]:].tolist())]
