@@ -24,17 +24,25 @@ class QuestionRecord:
     generation: Generation | None = None
     # The same question answered without retrieval (seed 004's baseline), when that condition runs.
     baseline: Generation | None = None
+    # How many retrieved chunks the with-context prompt held (``generation.contexts``; None: all).
+    prompt_chunk_count: int | None = None
     # The route the router under test picked (seed 001), when a router ran.
     predicted_route: str | None = None
     # The judging stage's judgements, keyed "<rubric>/<target>" (harness.judges.judgement.Judgement).
     judgements: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def prompt_chunks(self) -> list[Chunk]:
+        """The retrieved chunks the with-context prompt held (the top ``prompt_chunk_count``)."""
+        return self.chunks if self.prompt_chunk_count is None else self.chunks[:self.prompt_chunk_count]
+
+    @property
     def contexts(self) -> list[str]:
-        """The context passages the answer was generated from (the generator's own, if it brought them)."""
+        """The context passages the answer was generated from (the generator's own, if it brought
+        them): what faithfulness and the error taxonomy check the answer against."""
         if self.generation is not None and self.generation.contexts is not None:
             return self.generation.contexts
-        return [chunk.text for chunk in self.chunks]
+        return [chunk.text for chunk in self.prompt_chunks]
 
     def ranked_doc_ids(self) -> list[str]:
         """Documents in order of their best chunk."""
@@ -61,7 +69,8 @@ class QuestionRecord:
                 "gold_answers": list(self.question.answers or [a for a in [self.question.ground_truth] if a]),
                 "expected_answer": self.question.expected_answer, "contexts": self.contexts}
                if self.generation is not None else {}),
-            **({"no_context_answer": self.baseline.text} if self.baseline is not None else {}),
+            **({"no_context_answer": self.baseline.text, "no_context_answer_error": self.baseline.error}
+               if self.baseline is not None else {}),
             **({"route": self.question.route} if self.question.route is not None else {}),
             **({"predicted_route": self.predicted_route} if self.predicted_route is not None else {}),
             **({"judgements": {key: j.row() for key, j in self.judgements.items()}} if self.judgements else {}),

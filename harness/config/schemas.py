@@ -270,6 +270,8 @@ class AnswerSuiteSchema:
 class InterpretationBand:
     min_delta_pp: Optional[float] = MISSING
     label: str = MISSING
+    # True: the delta must exceed min_delta_pp, not merely reach it.
+    exclusive: bool = False
 
 
 @dataclass
@@ -279,6 +281,7 @@ class ContextDeltaSuiteSchema:
     bands: List[InterpretationBand] = MISSING
     # The rubric whose judgements of both conditions replace the F1 proxy when present (null: proxy only).
     judge_rubric: Optional[str] = None
+    pack_name: str = "run"
 
 
 # --- judge / rubric ------------------------------------------------------------------------

@@ -87,8 +87,10 @@ class Answering:
     def answer(self, records: list[QuestionRecord], cache: DiskCache) -> None:
         """Fills ``generation`` (with context) and ``baseline`` (no context) of the sampled records."""
         chosen = self.selected(records)
+        for record in chosen:
+            record.prompt_chunk_count = self.contexts
         for condition in self.conditions:
-            requests = [self.prompt.render(r.question, r.chunks[:self.contexts] if condition == "with_context" else [],
+            requests = [self.prompt.render(r.question, r.prompt_chunks if condition == "with_context" else [],
                                            condition) for r in chosen]
             for record, generation in zip(chosen, generate_cached(self.generator, requests, cache)):
                 if condition == "with_context":

@@ -6,7 +6,8 @@ Per question (keys, namespaced by the pipeline, e.g. ``answer/f1``): ``em``, ``f
 ``faithfulness`` (local; absent for an answer without tokens), ``n_tokens``, ``badness`` and one
 ``category_<name>`` flag (1.0/0.0) per taxonomy category. A question without a generation (a
 retrieval-only run), with a failed generation, or without a gold answer scores ``{}``: the
-failure is reported by the pipeline, never scored as 0.
+failure is reported by the pipeline, never scored as 0. An unanswerable SQuAD v2.0 question
+scores ``em`` and ``f1`` by the official v2.0 rule (1 for an empty answer) and ``unanswerable``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,12 @@ def golds_of(record: QuestionRecord) -> tuple[str, ...]:
 
 def _scoreable(record: QuestionRecord) -> bool:
     return record.generation is not None and not record.generation.failed and bool(golds_of(record))
+
+
+def _unanswerable(record: QuestionRecord) -> bool:
+    """A SQuAD v2.0 ``is_impossible`` question with an answer to score."""
+    return (bool(record.question.metadata.get("is_impossible")) and record.generation is not None
+            and not record.generation.failed)
 
 
 class AnswerSuite(MetricSuite):
@@ -77,6 +84,11 @@ class AnswerSuite(MetricSuite):
         self._prepared = {r.question.id: (r.generation.text, golds_of(r), triple) for r, triple in zip(todo, results)}
 
     def score(self, record: QuestionRecord) -> Scores:
+        if _unanswerable(record):
+            # SQuAD v2.0's official rule: the only right answer is none, so EM = F1 = 1 for an
+            # empty (abstaining) prediction and 0 otherwise; the other metrics need a gold text.
+            abstained = float(not metrics.answer_tokens(record.generation.text))
+            return {"em": abstained, "f1": abstained, "unanswerable": 1.0}
         if not _scoreable(record):
             return {}
         golds = golds_of(record)

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import math
 from datetime import datetime, timezone
 
 from harness.metrics.answer import f1, max_over_golds
 from harness.metrics.suites import MetricSuite, Scores
 from harness.results import QuestionRecord
+
+CONDITIONS = ("with_context", "no_context")
+# Seed 004's results JSON names the conditions "training" (the model alone) and "pack" (with retrieval).
+SEED_NAMES = {"no_context": "training", "with_context": "pack"}
 
 
 class ContextDeltaSuite(MetricSuite):
@@ -15,27 +20,33 @@ class ContextDeltaSuite(MetricSuite):
 
     The 0-10 score is the judge's (``judge_rubric``, seed 004's answer score) when the run judged
     both conditions with it; otherwise a documented proxy: ``10 x`` the best token F1 against the
-    gold answers, rounded to an integer like a judge's score. ``context_delta.json`` names the
-    scorer. With the judge, a question whose judgement is missing is left out of that condition
-    (never scored 0).
+    gold answers, rounded half up to an integer like a judge's score. ``context_delta.json`` names
+    the scorer. Seed 004 scores both conditions on the same questions, so with both conditions the
+    figures cover the questions scored under both; a question whose answer failed or whose
+    judgement is missing in either condition is left out of both (never scored 0) and counted in
+    ``missing_<condition>`` and ``unpaired``.
 
     Args:
         threshold: a score at or above it counts as accurate (seed 004: 7).
-        bands: ``[{min_delta_pp, label}]``, highest first; the first band whose minimum the delta
-            reaches names it (seed 004's interpretation table).
+        bands: ``[{min_delta_pp, label, exclusive}]``; the band with the highest minimum that the
+            delta reaches (exceeds, when ``exclusive``) names it (seed 004's interpretation table).
         judge_rubric: the rubric name whose ``<name>/with_context`` and ``<name>/no_context``
             judgements score the conditions; null always uses the proxy.
+        pack_name: the key of this run in the results JSON's ``per_pack`` (the dataset's name).
     """
 
-    def __init__(self, threshold: float, bands: list, judge_rubric: str | None = None) -> None:
+    def __init__(self, threshold: float, bands: list, judge_rubric: str | None = None,
+                 pack_name: str = "run") -> None:
         self.threshold = float(threshold)
         self.bands = sorted(((float(b["min_delta_pp"]) if b["min_delta_pp"] is not None else float("-inf"),
-                              str(b["label"])) for b in bands), reverse=True)
+                              bool(b.get("exclusive", False)), str(b["label"])) for b in bands),
+                            key=lambda band: (band[0], not band[1]), reverse=True)
         self.judge_rubric = judge_rubric
+        self.pack_name = pack_name
         self._judged: bool | None = None  # decided for the whole run by prepare()
 
     def _keys(self) -> dict[str, str]:
-        return {condition: f"{self.judge_rubric}/{condition}" for condition in ("with_context", "no_context")}
+        return {condition: f"{self.judge_rubric}/{condition}" for condition in CONDITIONS}
 
     def judged(self, records: list[QuestionRecord]) -> bool:
         """Whether the run judged both conditions with ``judge_rubric`` (then the judge scores them all)."""
@@ -49,64 +60,85 @@ class ContextDeltaSuite(MetricSuite):
 
     def scorer(self, records: list[QuestionRecord]) -> str:
         if not self.judged(records):
-            return "proxy: round(10 x token F1)"
+            return "proxy: round half up(10 x token F1)"
         judges = sorted({j.detail.get("judge", "?") for r in records for key, j in r.judgements.items()
                          if key in self._keys().values() and not j.failed})
         return f"judge: rubric {self.judge_rubric} ({', '.join(judges) or 'no successful judgements'})"
 
     @staticmethod
-    def proxy_score(record: QuestionRecord, text: str) -> float:
+    def proxy_score(record: QuestionRecord, text: str) -> float | None:
         golds = record.question.answers or ((record.question.ground_truth,) if record.question.ground_truth else ())
-        return float(round(10 * max_over_golds(f1, text, list(golds)))) if golds else None
+        # Half up, not Python's half-to-even: an F1 of 0.65 is a 7, as a judge would round it.
+        return float(math.floor(10 * max_over_golds(f1, text, list(golds)) + 0.5)) if golds else None
 
     def score(self, record: QuestionRecord) -> Scores:
         judged = self._judged if self._judged is not None else self.judged([record])
         scores: Scores = {}
         for condition, generation in (("with_context", record.generation), ("no_context", record.baseline)):
-            if generation is None or generation.failed:
-                continue
-            if judged:
-                judgement = record.judgements.get(self._keys()[condition])
-                value = None if judgement is None or judgement.failed else judgement.score
+            if generation is None or generation.extra.get("skipped"):
+                continue  # not asked under this condition
+            value = None
+            if not generation.failed:
+                if judged:
+                    judgement = record.judgements.get(self._keys()[condition])
+                    value = None if judgement is None or judgement.failed else judgement.score
+                else:
+                    value = self.proxy_score(record, generation.text)
+            if value is None:
+                scores[f"missing_{condition}"] = 1.0
             else:
-                value = self.proxy_score(record, generation.text)
-            if value is not None:
                 scores[f"score_{condition}"] = value
                 scores[f"accurate_{condition}"] = float(value >= self.threshold)
         return scores
 
+    def _scored_rows(self, rows: list[Scores]) -> tuple[list[str], list[int]]:
+        """The conditions this run asked, and the rows that count: those scored under all of them."""
+        asked = [c for c in CONDITIONS if any(f"score_{c}" in row or f"missing_{c}" in row for row in rows)]
+        counted = [i for i, row in enumerate(rows) if asked and all(f"score_{c}" in row for c in asked)]
+        return asked, counted
+
     def aggregate(self, rows: list[Scores]) -> Scores:
+        asked, counted = self._scored_rows(rows)
         aggregates: Scores = {}
-        for condition in ("with_context", "no_context"):
-            scored = [row for row in rows if f"score_{condition}" in row]
-            if scored:
+        for condition in asked:
+            aggregates[f"missing_{condition}"] = float(sum(1 for row in rows if f"missing_{condition}" in row))
+            if counted:
+                scored = [rows[i] for i in counted]
                 aggregates[f"accuracy_{condition}"] = 100 * sum(r[f"accurate_{condition}"] for r in scored) / len(scored)
                 aggregates[f"avg_score_{condition}"] = sum(r[f"score_{condition}"] for r in scored) / len(scored)
                 aggregates[f"n_{condition}"] = float(len(scored))
-        if "accuracy_with_context" in aggregates and "accuracy_no_context" in aggregates:
+        if asked:
+            asked_rows = sum(1 for row in rows if any(f"score_{c}" in row or f"missing_{c}" in row for c in asked))
+            aggregates["unpaired"] = float(asked_rows - len(counted))
+        if counted and len(asked) == len(CONDITIONS):
             aggregates["delta_pp"] = aggregates["accuracy_with_context"] - aggregates["accuracy_no_context"]
         return aggregates
 
     def interpret(self, delta_pp: float) -> str:
-        return next(label for minimum, label in self.bands if delta_pp >= minimum)
+        return next(label for minimum, exclusive, label in self.bands
+                    if (delta_pp > minimum if exclusive else delta_pp >= minimum))
 
     def artifacts(self, records: list[QuestionRecord], rows: list[Scores]) -> dict[str, str]:
+        """``context_delta.json`` in seed 004's shape (``training`` = no context, ``pack`` = with it)."""
         summary = self.aggregate(rows)
         if "delta_pp" not in summary:
             return {}
-        paired = [(r, row) for r, row in zip(records, rows) if "score_with_context" in row and "score_no_context" in row]
+        _, counted = self._scored_rows(rows)
         report = {
             "timestamp": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "scorer": self.scorer(records),
-            "threshold": self.threshold,
-            "questions_evaluated": len(paired),
+            "packs_evaluated": 1,
+            "sample_per_pack": len(counted),
             "grand_summary": {
-                condition: {"avg": summary[f"avg_score_{condition}"], "accuracy": summary[f"accuracy_{condition}"],
-                            "n": int(summary[f"n_{condition}"])} for condition in ("no_context", "with_context")},
+                SEED_NAMES[c]: {"avg": summary[f"avg_score_{c}"], "accuracy": summary[f"accuracy_{c}"],
+                                "n": int(summary[f"n_{c}"])} for c in ("no_context", "with_context")},
+            "per_pack": {self.pack_name: {
+                "scores": {SEED_NAMES[c]: [rows[i][f"score_{c}"] for i in counted] for c in ("no_context", "with_context")},
+                "question_ids": [records[i].question.id for i in counted]}},
             "delta_pp": summary["delta_pp"],
             "interpretation": self.interpret(summary["delta_pp"]),
-            "scores": {"no_context": [row["score_no_context"] for _, row in paired],
-                       "with_context": [row["score_with_context"] for _, row in paired]},
-            "question_ids": [r.question.id for r, _ in paired],
+            "conditions": {seed: ours for ours, seed in SEED_NAMES.items()},
+            "scorer": self.scorer(records),
+            "threshold": self.threshold,
+            "missing": {c: int(summary[f"missing_{c}"]) for c in CONDITIONS},
         }
         return {"context_delta.json": json.dumps(report, indent=2)}

@@ -14,7 +14,8 @@ _TIMINGS = ("ttft_seconds", "latency_seconds")
 class GenerationSuite(MetricSuite):
     """TTFT, latency, decode speed, tokens and dollar cost per question; p50/p95 per run.
 
-    ``failed_count`` counts generator errors; ``skipped_count`` counts questions a predictions
+    ``failed_count`` counts generator errors (``no_context_failed_count`` those of seed 004's
+    no-context answers); ``skipped_count`` counts questions a predictions
     file had no answer for (``on_missing: skip``); neither is scored.
 
     Args:
@@ -31,7 +32,12 @@ class GenerationSuite(MetricSuite):
         self.percentiles = [int(p) for p in percentiles]
 
     def score(self, record: QuestionRecord) -> Scores:
-        generation = record.generation
+        baseline = record.baseline  # seed 004's no-context answer: its failures are counted too
+        failed_baseline = ({"no_context_failed": float(baseline.failed)}
+                           if baseline is not None and not baseline.extra.get("skipped") else {})
+        return {**self._score_generation(record.generation), **failed_baseline}
+
+    def _score_generation(self, generation) -> Scores:
         if generation is None:
             return {}
         if generation.extra.get("skipped"):  # predictions on_missing=skip: counted apart, never a failure
@@ -51,8 +57,10 @@ class GenerationSuite(MetricSuite):
         return scores
 
     def aggregate(self, rows: list[Scores]) -> Scores:
-        aggregates = mean_by_key(rows, skip=frozenset({"failed", "skipped"}))
+        aggregates = mean_by_key(rows, skip=frozenset({"failed", "skipped", "no_context_failed"}))
         aggregates["failed_count"] = sum(row.get("failed", 0.0) for row in rows)
+        if any("no_context_failed" in row for row in rows):
+            aggregates["no_context_failed_count"] = sum(row.get("no_context_failed", 0.0) for row in rows)
         aggregates["skipped_count"] = sum(row.get("skipped", 0.0) for row in rows)
         aggregates["answered"] = float(sum(1 for row in rows if "failed" in row))
         for key in _TIMINGS:

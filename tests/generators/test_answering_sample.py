@@ -61,3 +61,19 @@ def test_simple_sample_and_no_sample():
 def test_unknown_stratify_field_is_named():
     with pytest.raises(ValueError, match="generation.stratify"):
         answering(4, "colour")
+
+
+def test_answers_are_checked_against_the_chunks_their_prompt_held(tmp_path):
+    """Faithfulness and the taxonomy read ``record.contexts``: the top ``generation.contexts``
+    chunks that went into the prompt, not every retrieved chunk."""
+    from harness.cache import DiskCache
+    from harness.chunkers.base import Chunk
+
+    chunks = [Chunk(id=f"c{i}", doc_id=f"d{i}", title=f"T{i}", text=f"passage {i}", start=0, end=9) for i in range(5)]
+    record = QuestionRecord(Question(id="q", text="?"), chunks, [1.0] * 5, 5)
+    untouched = QuestionRecord(Question(id="u", text="?"), chunks, [1.0] * 5, 5)
+    generator = CountingGenerator()
+    Answering(generator, PROMPT, ["with_context"], contexts=2, sample=None, seed=0).answer([record], DiskCache(tmp_path))
+    assert record.contexts == ["passage 0", "passage 1"]
+    assert record.row({})["contexts"] == ["passage 0", "passage 1"]
+    assert untouched.contexts == [f"passage {i}" for i in range(5)]  # no prompt limit: every chunk

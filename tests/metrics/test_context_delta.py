@@ -38,6 +38,14 @@ def test_proxy_score_is_ten_times_best_f1_rounded(suite):
     assert suite.proxy_score(QuestionRecord(Question(id="q", text="?"), [], [], 5), "anything") is None
 
 
+def test_proxy_rounds_half_up(suite):
+    # 13 answer tokens, all among 27 gold tokens: F1 = 2*1*(13/27)/(1+13/27) = 26/40 = 0.65 -> 6.5 -> 7
+    gold = " ".join(f"w{i}" for i in range(27))
+    rec = QuestionRecord(Question(id="q", text="?", answers=(gold,)), [], [], 5)
+    answer = " ".join(f"w{i}" for i in range(13))
+    assert suite.proxy_score(rec, answer) == 7.0  # round() would give 6 (half to even)
+
+
 def test_accuracy_is_share_of_scores_at_or_above_seven(suite):
     records = [record("a", "red", "red", "blue"), record("b", "green apple", "green apple", "green pear"),
                record("c", "x y z", "x", "x y z"), record("d", "one", "one", "one")]
@@ -58,14 +66,38 @@ def test_accuracy_is_share_of_scores_at_or_above_seven(suite):
 def test_failed_and_unsampled_answers_are_not_scored(suite):
     failed = QuestionRecord(Question(id="f", text="?", answers=("red",)), [], [], 5,
                             generation=Generation("", error="TimeoutError"), baseline=Generation("red"))
-    assert suite.score(failed) == {"score_no_context": 10.0, "accurate_no_context": 1.0}
+    assert suite.score(failed) == {"missing_with_context": 1.0, "score_no_context": 10.0, "accurate_no_context": 1.0}
     assert suite.score(record("u", "a", None, None)) == {}
-    assert "delta_pp" not in suite.aggregate([suite.score(failed)])
+    summary = suite.aggregate([suite.score(failed)])
+    assert "delta_pp" not in summary and summary["missing_with_context"] == 1 and summary["unpaired"] == 1
+
+
+def test_both_conditions_are_compared_on_the_same_questions(suite):
+    # Seed 004: the same set of questions under both conditions. "c" failed with context, so it
+    # counts in neither condition, and is reported as missing and unpaired.
+    failed = QuestionRecord(Question(id="c", text="?", answers=("z",)), [], [], 5,
+                            generation=Generation("", error="TimeoutError"), baseline=Generation("z"))
+    records = [record("a", "red", "red", "blue"), record("b", "one", "one", "one"), failed,
+               record("u", "x", None, None)]
+    summary = suite.aggregate([suite.score(r) for r in records])
+    assert summary["n_with_context"] == summary["n_no_context"] == 2
+    assert summary["accuracy_no_context"] == 50.0 and summary["accuracy_with_context"] == 100.0
+    assert summary["delta_pp"] == 50.0
+    assert summary["missing_with_context"] == 1 and summary["missing_no_context"] == 0
+    assert summary["unpaired"] == 1
+
+
+def test_one_condition_alone_reports_its_accuracy(suite):
+    records = [record("a", "red", "red", None), record("b", "one", "two", None)]
+    summary = suite.aggregate([suite.score(r) for r in records])
+    assert summary == {"missing_with_context": 0.0, "accuracy_with_context": 50.0, "avg_score_with_context": 5.0,
+                       "n_with_context": 2.0, "unpaired": 0.0}
 
 
 @pytest.mark.parametrize("delta, label", [
     (5.0, "strong value"), (25.0, "strong value"), (4.9, "moderate value"), (1.0, "moderate value"),
-    (0.0, "neutral"), (-0.5, "neutral"), (-1.5, "slight regression"), (-5.0, "slight regression"),
+    (0.0, "neutral"), (0.5, "neutral"), (-0.5, "neutral"), (-1.0, "slight regression"),
+    (-1.5, "slight regression"), (-5.0, "slight regression"),
     (-5.1, "significant regression"), (-100.0, "significant regression")])
 def test_seed_interpretation_bands(suite, delta, label):
     assert suite.interpret(delta).startswith(label)
@@ -75,15 +107,17 @@ def test_results_json_in_the_seed_shape(suite):
     records = [record("a", "red", "red", "blue"), record("b", "one", "one", "one"), record("c", "z", None, "z")]
     rows = [suite.score(r) for r in records]
     report = json.loads(suite.artifacts(records, rows)["context_delta.json"])
-    assert report["grand_summary"] == {"no_context": {"avg": pytest.approx(20 / 3), "accuracy": pytest.approx(200 / 3),
-                                                      "n": 3},
-                                       "with_context": {"avg": 10.0, "accuracy": 100.0, "n": 2}}
-    assert report["delta_pp"] == pytest.approx(100 - 200 / 3)
+    # Seed 004's keys: training = the model alone (no context), pack = with retrieval.
+    assert report["packs_evaluated"] == 1 and report["sample_per_pack"] == 2
+    assert report["grand_summary"] == {"training": {"avg": 5.0, "accuracy": 50.0, "n": 2},
+                                       "pack": {"avg": 10.0, "accuracy": 100.0, "n": 2}}
+    # Per-question scores for the questions answered under both conditions, in question order.
+    assert report["per_pack"] == {"run": {"scores": {"training": [0, 10], "pack": [10, 10]},
+                                          "question_ids": ["a", "b"]}}
+    assert report["conditions"] == {"training": "no_context", "pack": "with_context"}
+    assert report["delta_pp"] == pytest.approx(50.0)
     assert report["interpretation"].startswith("strong value")
     assert report["threshold"] == 7
-    # Per-question scores for the questions answered under both conditions, in question order.
-    assert report["question_ids"] == ["a", "b"]
-    assert report["scores"] == {"no_context": [0, 10], "with_context": [10, 10]}
     assert report["scorer"].startswith("proxy")
     assert report["timestamp"].endswith("Z")
 

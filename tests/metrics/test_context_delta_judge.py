@@ -33,22 +33,24 @@ def test_proxy_without_judgements(suite):
     assert rows == [{"score_with_context": 10.0, "accurate_with_context": 1.0,
                      "score_no_context": 0.0, "accurate_no_context": 0.0}]
     report = json.loads(suite.artifacts(records, rows)["context_delta.json"])
-    assert report["scorer"] == "proxy: round(10 x token F1)"
+    assert report["scorer"] == "proxy: round half up(10 x token F1)"
 
 
 def test_judge_scores_replace_the_proxy_and_missing_is_left_out(suite):
     records = [with_judgements("a", 9.0, 3.0), with_judgements("b", 7.0, 8.0), with_judgements("c", None, 2.0)]
     suite.prepare(records)
     rows = [suite.score(r) for r in records]
-    assert rows[2] == {"score_no_context": 2.0, "accurate_no_context": 0.0}  # never a 0 for the missing one
+    assert rows[2] == {"missing_with_context": 1.0, "score_no_context": 2.0, "accurate_no_context": 0.0}  # never a 0
     aggregates = suite.aggregate(rows)
+    # "c" is missing with context, so both conditions are compared on "a" and "b" only.
     assert aggregates["accuracy_with_context"] == 100.0 and aggregates["n_with_context"] == 2
-    assert aggregates["accuracy_no_context"] == pytest.approx(100 / 3)
-    assert aggregates["avg_score_no_context"] == pytest.approx(13 / 3)
-    assert aggregates["delta_pp"] == pytest.approx(100 - 100 / 3)
+    assert aggregates["accuracy_no_context"] == 50.0 and aggregates["n_no_context"] == 2
+    assert aggregates["avg_score_no_context"] == pytest.approx(5.5)
+    assert aggregates["delta_pp"] == pytest.approx(50.0)
+    assert aggregates["missing_with_context"] == 1 and aggregates["unpaired"] == 1
     report = json.loads(suite.artifacts(records, rows)["context_delta.json"])
     assert report["scorer"] == "judge: rubric answer_score (openai:gpt-4o-mini)"
-    assert report["scores"] == {"no_context": [3.0, 8.0], "with_context": [9.0, 7.0]}
+    assert report["per_pack"]["cloudflow_demo"]["scores"] == {"training": [3.0, 8.0], "pack": [9.0, 7.0]}
     assert report["interpretation"].startswith("strong value")
 
 

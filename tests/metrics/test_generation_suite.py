@@ -55,3 +55,16 @@ def test_skipped_predictions_are_counted_apart_from_failures():
     aggregates = suite.aggregate(rows)
     assert rows[1] == {"skipped": 1.0}
     assert aggregates["skipped_count"] == 2 and aggregates["failed_count"] == 1 and aggregates["answered"] == 2
+
+
+def test_no_context_failures_are_counted_and_kept_with_their_reason():
+    suite = GenerationSuite(PRICES, price_as=None, percentiles=[50])
+    ok, failed = Generation("a", 10, 5, 0.1, 0.2), Generation("", error="TimeoutError: read timed out")
+    records = [QuestionRecord(Question(id="a", text="?"), [], [], 5, generation=ok, baseline=failed),
+               QuestionRecord(Question(id="b", text="?"), [], [], 5, generation=ok, baseline=ok),
+               QuestionRecord(Question(id="c", text="?"), [], [], 5, baseline=failed)]  # no_context only
+    rows = [suite.score(r) for r in records]
+    assert rows[2] == {"no_context_failed": 1.0}
+    aggregates = suite.aggregate(rows)
+    assert aggregates["no_context_failed_count"] == 2 and aggregates["failed_count"] == 0
+    assert records[0].row({})["no_context_answer_error"] == "TimeoutError: read timed out"
