@@ -74,6 +74,9 @@ class LocalGenerator(Generator):
         return len(tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def generate(self, requests: list[GenerationRequest]) -> list[Generation]:
+        # A model that cannot load is a configuration error: fail the run once, with its reason,
+        # rather than record the same failure against every question.
+        _load(self.model_path, self.gguf_file, self.device, self.dtype)
         results: list[Generation] = []
         for first in range(0, len(requests), self.batch_size):
             batch = requests[first:first + self.batch_size]

@@ -117,3 +117,10 @@ def test_prompt_templates_render_and_reject_unknown_placeholders():
     assert PROMPT.render(question, [], "no_context").messages[1]["content"] == "Q: What?"
     with pytest.raises(ValueError, match="unknown placeholder"):
         PromptTemplate(None, "{question} {contxt}", "{question}", "{text}", "\n")
+
+
+def test_a_model_that_cannot_load_fails_once_with_its_reason(tmp_path):
+    missing = LocalGenerator(model=str(tmp_path / "no-such-model"), gguf_file=None, max_new_tokens=4, batch_size=2)
+    requests = [request(i, f"Question {i}?") for i in range(3)]
+    with pytest.raises(OSError, match="no-such-model"):
+        missing.generate(requests)
