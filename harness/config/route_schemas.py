@@ -34,6 +34,8 @@ class RouteProfileSchema:
     minimum_from_question: bool = False
     semantic_bonuses: List[TextCheckSchema] = field(default_factory=list)
     executive_format: Optional[List[TextCheckSchema]] = None
+    # Required: whether retrieved passages vouch for an answer's figures is a per-route choice.
+    contexts_support: bool = MISSING
 
 
 @dataclass
@@ -49,6 +51,7 @@ class BehaviourSchema:
     out_of_scope_patterns: List[str] = MISSING
     detected: float = MISSING
     missed: float = MISSING
+    not_applicable_when_detected: List[str] = field(default_factory=list)
 
 
 @dataclass
@@ -69,7 +72,6 @@ class NumberRulesSchema:
     relative_tolerance: float = MISSING
     max_relative_rounding: float = MISSING
     ignore_years: Optional[List[int]] = None
-    contexts_support: bool = True
 
 
 @dataclass

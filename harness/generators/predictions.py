@@ -5,7 +5,7 @@ Two formats, told apart by content:
 * JSONL, one object per line::
 
       {"question_id": "q1", "answer": "3600 seconds", "contexts": ["Tokens expire after..."],
-       "route": "docs", "latency_seconds": 1.2, "ttft_seconds": 0.3,
+       "route": "rag_docs", "latency_seconds": 1.2, "ttft_seconds": 0.3,
        "input_tokens": 812, "output_tokens": 9}
 
   ``question_id`` and ``answer`` (a string, may be empty) are required, the rest optional.

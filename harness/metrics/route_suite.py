@@ -15,8 +15,12 @@ Per question (namespaced ``routes/...`` by the pipeline):
   under the question's expected route, so per-route means and paired tests come for free.
 
 The profile that scores an answer is the predicted route's, as seed 001 scores with
-``actual_route``. A clarification-expected or out-of-scope question scores its semantic
-dimension by whether the answer asks back / declines. Questions without an answer (no
+``actual_route``; the dimensions are computed by :mod:`harness.routing.dimensions`. A
+clarification-expected or out-of-scope question scores its semantic dimension by whether the
+answer asks back / declines, and an answer that does so is not held to the dimensions the table's
+``behaviour.not_applicable_when_detected`` names (the executive format of a KPI report). Whether
+retrieved passages vouch for an answer's figures is the profile's ``contexts_support`` (off on
+KPI routes, whose context is the whole data table). Questions without an answer (no
 generator, unsampled, failed generation) get routing scores only: answer dimensions are absent,
 never 0. Aggregates: means (``routing_accuracy``, ``pass_rate``, ``success_rate``...) overall
 and per route, with ``by_route/<route>/questions`` and ``answered`` counts; the artifact
@@ -35,7 +39,7 @@ from harness.metrics import key_facts as kf
 from harness.metrics.suites import MetricSuite, Scores, mean_by_key
 from harness.models import load_sentence_transformer
 from harness.results import QuestionRecord
-from harness.routing import scoring
+from harness.routing import dimensions, scoring
 from harness.routing.confusion import confusion_matrix
 from harness.routing.table import RouteTable
 
@@ -54,7 +58,8 @@ class RouteSuite(MetricSuite):
         device: ``auto``, ``cpu``, ``cuda``...
         batch_size: encoding batch size.
         fact_matcher: key-fact matcher for completeness and accuracy (``exact`` or ``fuzzy``).
-        numbers: ``{relative_tolerance, max_relative_rounding, ignore_years, contexts_support}``.
+        numbers: ``{relative_tolerance, max_relative_rounding, ignore_years}``. Whether figures in
+            the retrieved passages count as supported is the route profile's ``contexts_support``.
     """
 
     def __init__(self, table: RouteTable, encoder: str, device: str = "auto", batch_size: int = 64,
@@ -75,8 +80,7 @@ class RouteSuite(MetricSuite):
         self.rules = scoring.NumberRules(
             relative_tolerance=float(numbers.get("relative_tolerance", 0.0)),
             max_relative_rounding=float(numbers.get("max_relative_rounding", 0.0)),
-            ignore_years=None if years is None else (int(years[0]), int(years[1])),
-            contexts_support=bool(numbers.get("contexts_support", True)))
+            ignore_years=None if years is None else (int(years[0]), int(years[1])))
         self._similarity: dict[str, tuple[str, float]] = {}
 
     # --- batch work ---------------------------------------------------------------------------
@@ -84,8 +88,8 @@ class RouteSuite(MetricSuite):
     def prepare(self, records: list[QuestionRecord]) -> None:
         """Checks the route labels and embeds every answer with its reference in one batch."""
         self._check_routes(records)
-        todo = [(r, reference) for r in records
-                if _answered(r) and not _behaviour(r) and (reference := _reference(r)) is not None]
+        todo = [(r, reference) for r in records if _answered(r) and not dimensions.expects_behaviour(r.question)
+                and (reference := dimensions.reference(r.question)) is not None]
         self._similarity = {}
         if not todo:
             return
@@ -126,8 +130,12 @@ class RouteSuite(MetricSuite):
         quality = None
         if _answered(record):
             profile = table.profile_of(record.predicted_route)
-            dimensions = self._dimensions(record, profile, scores)
-            quality = scoring.weighted_quality(dimensions, profile.weights)
+            dims, details = dimensions.answer_dimensions(
+                record.question, record.generation.text, record.contexts, profile, table,
+                self._base_similarity(record), self.match, self.rules)
+            scores.update(details)
+            scores.update({name: value for name, value in dims.items() if value is not None})
+            quality = scoring.weighted_quality(dims, profile.weights)
             if quality is not None:
                 scores["quality"] = quality
                 scores["pass"] = float(quality >= profile.quality_threshold)
@@ -141,53 +149,15 @@ class RouteSuite(MetricSuite):
             scores.update({f"by_route/{expected}/{key}": scores[key] for key in PER_ROUTE_KEYS if key in scores})
         return scores
 
-    def _dimensions(self, record: QuestionRecord, profile, scores: Scores) -> dict[str, float | None]:
-        answer = record.generation.text
+    def _base_similarity(self, record: QuestionRecord) -> float | None:
+        """The answer's cosine with its reference, as embedded by ``prepare``."""
         question = record.question
-        criteria = question.answer_criteria
-        dims: dict[str, float | None] = {}
-        behaviour = self.table.behaviour
-        if _behaviour(record):
-            patterns = behaviour.clarification if criteria.clarification_expected else behaviour.out_of_scope
-            detected = scoring.matches_any(answer, patterns)
-            scores["behaviour_detected"] = float(detected)
-            dims["semantic_similarity"] = behaviour.detected if detected else behaviour.missed
-        elif question.id in self._similarity and self._similarity[question.id][0] == answer:
-            base = self._similarity[question.id][1]
-            bonus = scoring.semantic_bonus(answer, profile.semantic_bonuses)
-            minimum = profile.min_semantic_similarity
-            if profile.minimum_from_question and criteria.min_semantic_similarity is not None:
-                minimum = criteria.min_semantic_similarity
-            dims["semantic_similarity"], below = scoring.route_semantic_similarity(
-                base, bonus, minimum, profile.below_minimum_floor)
-            scores.update(semantic_base=base, semantic_bonus=bonus, semantic_below_minimum=float(below))
-        elif _reference(record) is not None:
+        if dimensions.expects_behaviour(question) or dimensions.reference(question) is None:
+            return None
+        cached = self._similarity.get(question.id)
+        if cached is None or cached[0] != record.generation.text:
             raise RuntimeError(f"question '{question.id}': no semantic similarity; call prepare(records) first")
-        dims["completeness"] = scoring.completeness(answer, question.key_facts, self.match, self.rules)
-        accuracy = self._accuracy(record, answer, scores)
-        dims["factual_accuracy"] = accuracy
-        dims["presentation"] = scoring.presentation(answer, self.table.presentation)
-        if "executive_format" in profile.weights:
-            dims["executive_format"] = scoring.executive_format(answer, profile.executive_format)
-        scores.update({name: value for name, value in dims.items() if value is not None})
-        return dims
-
-    def _accuracy(self, record: QuestionRecord, answer: str, scores: Scores) -> float | None:
-        question = record.question
-        hits = scoring.forbidden_hits(answer, question.answer_criteria.forbidden_keywords)
-        if question.answer_criteria.forbidden_keywords:
-            scores["hallucination"] = float(bool(hits))
-        if hits:
-            return self.table.forbidden_keyword_accuracy
-        ground_truth = question.ground_truth or (question.answers[0] if question.answers else "")
-        evidence = [question.text, question.expected_answer or "", *question.answers]
-        if self.rules.contexts_support:
-            evidence += record.contexts
-        result = scoring.factual_accuracy(answer, ground_truth, question.key_facts, evidence, self.match, self.rules)
-        if result.score is not None:
-            scores.update(claims_checked=float(result.claims), claims_correct=float(result.correct),
-                          numbers_contradicting=float(result.contradicting))
-        return result.score
+        return cached[1]
 
     # --- aggregates and artifacts -------------------------------------------------------------
 
@@ -215,17 +185,6 @@ class RouteSuite(MetricSuite):
 
 def _answered(record: QuestionRecord) -> bool:
     return record.generation is not None and not record.generation.failed
-
-
-def _behaviour(record: QuestionRecord) -> bool:
-    criteria = record.question.answer_criteria
-    return criteria.clarification_expected or criteria.out_of_scope
-
-
-def _reference(record: QuestionRecord) -> str | None:
-    """What the answer should say: the expected answer, else the ground truth, else a gold answer."""
-    question = record.question
-    return question.expected_answer or question.ground_truth or (question.answers[0] if question.answers else None)
 
 
 def _renamed(key: str) -> str:

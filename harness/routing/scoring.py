@@ -116,8 +116,6 @@ class NumberRules:
     relative_tolerance: float
     max_relative_rounding: float
     ignore_years: tuple[int, int] | None
-    # Numbers found in the retrieved contexts support an answer's extra figures.
-    contexts_support: bool
 
     def __post_init__(self) -> None:
         if self.relative_tolerance < 0 or self.max_relative_rounding < 0:
@@ -163,14 +161,18 @@ def factual_accuracy(answer: str, ground_truth: str, key_facts: Sequence[str], e
     key facts that hold no number. A claim is correct when the answer states it. A number in
     the answer contradicts when it has the kind of a gold number (a percentage, a currency...)
     but agrees with no number of the ground truth, key facts or ``evidence`` (the question, the
-    expected answer and, with ``contexts_support``, the retrieved passages): a figure the answer
-    made up. Score = correct / (claims + contradicting); None when there is nothing to check.
+    expected answer and, where the route profile's ``contexts_support`` says so, the retrieved
+    passages): a figure the answer made up or took from the wrong row.
+    Score = correct / (claims + contradicting); None when there is nothing to check.
 
     Example:
-        >>> rules = NumberRules(0.005, 0.05, (1900, 2100), contexts_support=True)
+        >>> rules = NumberRules(0.005, 0.05, (1900, 2100))
         >>> from harness.metrics.key_facts import fuzzy_match
         >>> factual_accuracy("June revenue: $1.35M, vs $1.20M in May.", "$1,345,000", [], [], fuzzy_match, rules).score
         0.5
+        >>> factual_accuracy("June revenue: $1.35M, vs $1.20M in May.", "$1,345,000", [], ["| April | $1,196,000 |"],
+        ...                  fuzzy_match, rules).score
+        1.0
     """
     answer_numbers = claim_numbers(answer, rules.ignore_years)
     gold: list[Number] = []

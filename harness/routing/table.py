@@ -2,9 +2,10 @@
 
 Each route points to a profile; a profile holds seed 001's per-route numbers: dimension
 weights, the quality threshold, the minimum semantic similarity with its floor, the semantic
-bonuses and the executive-format checks. The table also holds what all routes share: the
-two-tier weights, the presentation checks, how clarification and out-of-scope answers are
-recognised, and what a forbidden keyword does to factual accuracy.
+bonuses, the executive-format checks, and whether the retrieved passages vouch for an answer's
+figures. The table also holds what all routes share: the two-tier weights, the presentation
+checks, how clarification and out-of-scope answers are recognised (and which dimensions do not
+apply to them), and what a forbidden keyword does to factual accuracy.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ class RouteProfile:
     minimum_from_question: bool = False
     semantic_bonuses: tuple[TextCheck, ...] = ()
     executive_format: tuple[TextCheck, ...] | None = None
+    # Figures found in the retrieved passages count as supported (not made up) in factual accuracy.
+    contexts_support: bool = False
 
     def __post_init__(self) -> None:
         where = f"routes: profile '{self.name}'"
@@ -62,6 +65,7 @@ class RouteProfile:
             minimum_from_question=bool(spec.get("minimum_from_question", False)),
             semantic_bonuses=build_checks(spec.get("semantic_bonuses") or [], f"routes: profile '{name}' semantic_bonuses"),
             executive_format=build_checks(spec.get("executive_format"), f"routes: profile '{name}' executive_format"),
+            contexts_support=bool(spec.get("contexts_support", False)),
         )
 
 
@@ -85,12 +89,21 @@ class Behaviour:
     out_of_scope: tuple[re.Pattern, ...]
     detected: float
     missed: float
+    # Dimensions that do not apply to an answer showing the expected behaviour (absent, not 0).
+    not_applicable_when_detected: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.not_applicable_when_detected) - set(DIMENSIONS))
+        if unknown:
+            raise ValueError(f"routes: behaviour.not_applicable_when_detected: unknown dimensions {unknown}; "
+                             f"choose from {list(DIMENSIONS)}")
 
     @classmethod
     def from_mapping(cls, spec: Mapping[str, Any]) -> "Behaviour":
         return cls(clarification=_patterns(spec["clarification_patterns"], "clarification_patterns"),
                    out_of_scope=_patterns(spec["out_of_scope_patterns"], "out_of_scope_patterns"),
-                   detected=float(spec["detected"]), missed=float(spec["missed"]))
+                   detected=float(spec["detected"]), missed=float(spec["missed"]),
+                   not_applicable_when_detected=tuple(str(d) for d in spec.get("not_applicable_when_detected") or ()))
 
 
 class RouteTable:
@@ -104,7 +117,8 @@ class RouteTable:
             (seed 001: "If actual_route=None, uses RAG weights (safe fallback)").
         two_tier: ``{routing, quality, wrong_route}``; seed 001: 0.30 routing + 0.70 quality.
         presentation: the presentation checks (each with a weight).
-        behaviour: ``{clarification_patterns, out_of_scope_patterns, detected, missed}``.
+        behaviour: ``{clarification_patterns, out_of_scope_patterns, detected, missed,
+            not_applicable_when_detected}``.
         forbidden_keyword_accuracy: factual accuracy of an answer holding a forbidden keyword.
 
     With a single route there is nothing to route: every question belongs to it and no routing

@@ -14,11 +14,14 @@ from harness.models import load_sentence_transformer
 from harness.results import QuestionRecord
 from harness.routing.confusion import NO_ROUTE, confusion_matrix
 from harness.routing.scoring import factual_accuracy
+from tests.conftest import PROJECT_ROOT
 from tests.routing.conftest import kpi_rag, kpi_rag_suite, single, single_suite  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.slow  # loads the packaged encoder
 
 SALES_CONTEXT = "| June 2025 | $1,345,000 | +$74,000 (+5.8%) | 52 | 10 | $5,230 |"
+# The demo's whole sales table, as a sales KPI answer's context holds it.
+SALES_DOC = (PROJECT_ROOT / "experiments" / "demo" / "docs" / "kpi_sales_2025.md").read_text()
 
 
 def record(qid="kpi_001", text="What was CloudFlow's revenue in June 2025?", route="sales_kpi",
@@ -28,7 +31,8 @@ def record(qid="kpi_001", text="What was CloudFlow's revenue in June 2025?", rou
            expected_answer="CloudFlow's revenue in June 2025 was $1,345,000, up $74,000 (5.8%) from May.",
            criteria=AnswerCriteria(), context=SALES_CONTEXT, error=None) -> QuestionRecord:
     question = Question(id=qid, text=text, relevant={"kpi_sales_2025": 1}, key_facts=tuple(key_facts),
-                        ground_truth=ground_truth, answers=(ground_truth,), expected_answer=expected_answer,
+                        ground_truth=ground_truth, answers=(ground_truth,) if ground_truth else (),
+                        expected_answer=expected_answer,
                         route=route, answer_criteria=criteria)
     chunk = Chunk(id="c#0", doc_id="kpi_sales_2025", text=context, start=0, end=len(context))
     generation = None if answer is None else Generation(text=answer, error=error)
@@ -69,6 +73,42 @@ def test_a_wrong_number_lowers_accuracy_and_can_fail_the_threshold(kpi_rag_suite
     assert row["completeness"] == 0.0
     assert row["quality"] < 0.65 and row["pass"] == 0.0 and row["success"] == 0.0
     assert row["two_tier"] == pytest.approx(0.30 + 0.70 * row["quality"])
+
+
+def test_aprils_revenue_as_junes_fails_with_the_whole_table_in_context(kpi_rag_suite):
+    """The sales table holds April's $1,196,000, but on a KPI route that does not make it June's."""
+    assert "| April 2025 | $1,196,000 |" in SALES_DOC
+    both_figures = "CloudFlow's revenue in June 2025 was $1,345,000, up from $1,196,000 in May."
+    right, april, both, docs = scored(
+        kpi_rag_suite,
+        record(qid="right", context=SALES_DOC,
+               answer="CloudFlow's revenue in June 2025 was $1,345,000, up $74,000 (5.8%) vs May; growth was "
+                      "driven by new customers."),
+        record(qid="april", context=SALES_DOC, answer="CloudFlow's revenue in June 2025 was $1,196,000."),
+        record(qid="both", context=SALES_DOC, answer=both_figures),
+        # The same answer on the documentation route, where retrieved passages vouch for figures.
+        record(qid="docs", context=SALES_DOC, route="rag_docs", predicted="rag_docs", answer=both_figures))
+    assert right["factual_accuracy"] == 1.0 and right["numbers_contradicting"] == 0.0 and right["pass"] == 1.0
+    assert april["factual_accuracy"] == 0.0 and april["numbers_contradicting"] == 1.0
+    assert april["completeness"] == 0.0 and april["pass"] == 0.0
+    # The right figure beside April's: one claim right, one figure wrong, 1 / (1 + 1).
+    assert both["factual_accuracy"] == 0.5 and both["numbers_contradicting"] == 1.0
+    assert docs["factual_accuracy"] == 1.0 and docs["numbers_contradicting"] == 0.0
+
+
+def test_a_correct_clarification_passes_the_kpi_threshold(kpi_rag_suite):
+    """Seed 001's demo question kpi_015 on sales_kpi: asking back is right, so the executive format of
+    a KPI report does not apply; quality = (0.15 x 1.0 + 0.10 x 1.0) / 0.25 = 1.0. Answering with a
+    figure misses it and is held to the format: (0.15 x 0 + 0.10 x 1.0 + 0.15 x 0.30) / 0.40 = 0.3625."""
+    criteria = AnswerCriteria(clarification_expected=True)
+    kwargs = dict(text="What were the sales?", ground_truth="Clarification needed", key_facts=(),
+                  expected_answer="Which period do you mean?", criteria=criteria, context=SALES_DOC)
+    asked, answered = scored(kpi_rag_suite, record(qid="a", answer="Could you clarify which month you mean?", **kwargs),
+                             record(qid="b", answer="Sales were $1,345,000.", **kwargs))
+    assert "executive_format" not in asked
+    assert asked["quality"] == pytest.approx(1.0) and asked["pass"] == 1.0 and asked["success"] == 1.0
+    assert answered["executive_format"] == pytest.approx(0.30)
+    assert answered["quality"] == pytest.approx(0.3625) and answered["pass"] == 0.0
 
 
 def test_route_mismatch_scores_zero_two_tier_and_uses_the_predicted_profile(kpi_rag_suite):
@@ -136,8 +176,10 @@ def test_question_minimum_on_rag_routes(kpi_rag_suite):
 
 
 def test_single_equals_the_route_less_score(single_suite, kpi_rag_suite):
-    """One route: quality is the plain weighted mean of dimensions computed independently, with no
-    routing, bonus, minimum rule or executive format; it equals kpi_rag's score on a RAG question."""
+    """One route: quality is the plain weighted mean of the dimensions, with no routing, bonus,
+    minimum rule or executive format; it equals kpi_rag's score on a RAG question. (Factual accuracy
+    here reuses scoring.factual_accuracy; test_single_against_hand_worked_dimensions checks every
+    dimension against numbers worked out by hand.)"""
     rec = record(route="rag_docs", predicted="all",
                  answer="June 2025 revenue was $1,345,000, vs $1,271,000 in May: strong growth.")
     (row,) = scored(single_suite, rec)
@@ -161,6 +203,46 @@ def test_single_equals_the_route_less_score(single_suite, kpi_rag_suite):
     assert 0.3 <= routed["semantic_base"] < 0.75 and routed["semantic_below_minimum"] == 1.0
     assert routed["quality"] == pytest.approx(row["quality"])
     assert single_suite.artifacts([rec], [row]) == {}
+
+
+def test_single_against_hand_worked_dimensions(single_suite):
+    """routes=single with every dimension worked out by hand (weights 0.25/0.30/0.30/0.15, threshold 0.70).
+
+    The gold figures are $1,345,000 and 52; the answers state $1,345,000 and 48.
+    * ``echo``: the answer is the expected answer (cosine 1, no bonus or minimum on a single route);
+      completeness 1/2 ("52 new customers" is missing); accuracy 1/2 (48 is vouched for by the
+      expected answer, so only 52 is missed); "very" four times fails one of the four presentation
+      checks: 0.75. Quality 0.25 + 0.30 x 0.5 + 0.30 x 0.5 + 0.15 x 0.75 = 0.6625.
+    * ``unvouched``: no reference (no semantic dimension: its weight leaves the mean); 48 is in
+      nothing the question or context holds, so it counts against: accuracy 1 / (2 + 1).
+      Quality (0.30 x 0.5 + 0.30 / 3 + 0.15 x 1) / 0.75 = 0.4 / 0.75.
+    * ``vouched``: the same with 48 in the retrieved passage (single lets passages vouch): 1/2.
+      Quality (0.30 x 0.5 + 0.30 x 0.5 + 0.15) / 0.75 = 0.6.
+    """
+    facts = ("$1,345,000", "52 new customers")
+    echo = "June 2025 revenue was $1,345,000 from 48 new customers, a very very very very good month."
+    plain = "Revenue was $1,345,000 and 48 new customers signed."
+    common = dict(route=None, predicted="all", key_facts=facts, text="What were CloudFlow's June 2025 sales?")
+    rows = scored(single_suite,
+                  record(qid="echo", answer=echo, expected_answer=echo, ground_truth="$1,345,000", **common),
+                  record(qid="unvouched", answer=plain, expected_answer=None, ground_truth=None,
+                         context="| June 2025 | $1,345,000 | 52 |", **common),
+                  record(qid="vouched", answer=plain, expected_answer=None, ground_truth=None,
+                         context="| June 2025 | $1,345,000 | 52 | 48 |", **common))
+    by_hand = [
+        {"semantic_similarity": 1.0, "completeness": 0.5, "factual_accuracy": 0.5, "presentation": 0.75,
+         "quality": 0.6625, "pass": 0.0, "claims_checked": 2.0, "claims_correct": 1.0, "numbers_contradicting": 0.0},
+        {"completeness": 0.5, "factual_accuracy": 1 / 3, "presentation": 1.0, "quality": 0.4 / 0.75, "pass": 0.0,
+         "claims_checked": 2.0, "claims_correct": 1.0, "numbers_contradicting": 1.0},
+        {"completeness": 0.5, "factual_accuracy": 0.5, "presentation": 1.0, "quality": 0.6, "pass": 0.0,
+         "claims_checked": 2.0, "claims_correct": 1.0, "numbers_contradicting": 0.0},
+    ]
+    for row, expected in zip(rows, by_hand):
+        assert {key: row[key] for key in expected} == pytest.approx(expected, abs=1e-6)
+        assert not {"routing_correct", "two_tier", "success", "executive_format"} & set(row)
+    assert rows[0]["semantic_base"] == pytest.approx(1.0, abs=1e-6) and rows[0]["semantic_bonus"] == 0.0
+    assert "semantic_similarity" not in rows[1] and "semantic_similarity" not in rows[2]
+    assert single_suite.aggregate(rows)["quality"] == pytest.approx((0.6625 + 0.4 / 0.75 + 0.6) / 3, abs=1e-6)
 
 
 def test_per_route_aggregates_and_confusion_matrix(kpi_rag_suite):

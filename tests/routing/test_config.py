@@ -95,3 +95,25 @@ def test_a_check_with_an_unknown_field_fails_at_compose_time():
     with pytest.raises(ConfigCompositionException) as err:
         composed("routes=kpi_rag", "routes.presentation=[{name: x, weight: 1, pattrn: y}]")
     assert "pattrn" in str(err.value) + str(err.value.__cause__)
+
+
+def test_every_profile_says_whether_contexts_vouch_for_figures():
+    for routes, expected in [("kpi_rag", {"kpi": False, "rag": True, "unrouted": True}), ("single", {"plain": True})]:
+        profiles = composed(f"routes={routes}").routes.profiles
+        assert {name: profile.contexts_support for name, profile in profiles.items()} == expected
+    cfg = composed("routes=kpi_rag")
+    cfg.routes.profiles.kpi.contexts_support = "???"  # a profile that leaves it out
+    with pytest.raises(Exception, match=r"routes\.profiles\.kpi\.contexts_support"):
+        instantiate(cfg.routes)
+
+
+def test_behaviour_names_the_dimensions_a_right_behaviour_is_not_held_to():
+    assert list(composed("routes=kpi_rag").routes.behaviour.not_applicable_when_detected) == ["executive_format"]
+    with pytest.raises(Exception, match=r"unknown dimensions \['formatt'\]"):
+        instantiate(composed("routes=kpi_rag", "routes.behaviour.not_applicable_when_detected=[formatt]").routes)
+
+
+def test_number_rules_no_longer_take_contexts_support():
+    with pytest.raises(ConfigCompositionException) as err:
+        composed("routes=kpi_rag", "metrics.routes.numbers.contexts_support=true")
+    assert "contexts_support" in str(err.value) + str(err.value.__cause__)

@@ -8,8 +8,7 @@ from harness.metrics.key_facts import fuzzy_match
 from harness.routing.numeric import agree, claim_numbers, extract_numbers
 from harness.routing.scoring import NumberRules, completeness, factual_accuracy
 
-RULES = NumberRules(relative_tolerance=0.0, max_relative_rounding=0.05, ignore_years=(1900, 2100),
-                    contexts_support=True)
+RULES = NumberRules(relative_tolerance=0.0, max_relative_rounding=0.05, ignore_years=(1900, 2100))
 
 
 @pytest.mark.parametrize("text, expected", [
