@@ -56,7 +56,7 @@ def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
     rows, per_suite = [], {name: [] for name in suites}
     with _timed(timings, "score"):
         for suite in suites.values():
-            suite.prepare(records)
+            suite.prepare(records, cache)
         for record in records:
             metrics = {}
             for name, suite in suites.items():

@@ -6,6 +6,7 @@ import json
 import math
 from datetime import datetime, timezone
 
+from harness.cache import DiskCache
 from harness.metrics.answer import f1, max_over_golds
 from harness.metrics.suites import MetricSuite, Scores
 from harness.results import QuestionRecord
@@ -55,7 +56,7 @@ class ContextDeltaSuite(MetricSuite):
         keys = self._keys().values()
         return any(all(key in r.judgements for key in keys) for r in records)
 
-    def prepare(self, records: list[QuestionRecord]) -> None:
+    def prepare(self, records: list[QuestionRecord], cache: DiskCache | None = None) -> None:
         self._judged = self.judged(records)
 
     def scorer(self, records: list[QuestionRecord]) -> str:

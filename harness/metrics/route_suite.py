@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from harness.cache import DiskCache
 from harness.metrics import key_facts as kf
 from harness.metrics.suites import MetricSuite, Scores, mean_by_key
 from harness.models import load_sentence_transformer
@@ -85,7 +86,7 @@ class RouteSuite(MetricSuite):
 
     # --- batch work ---------------------------------------------------------------------------
 
-    def prepare(self, records: list[QuestionRecord]) -> None:
+    def prepare(self, records: list[QuestionRecord], cache: DiskCache | None = None) -> None:
         """Checks the route labels and embeds every answer with its reference in one batch."""
         self._check_routes(records)
         todo = [(r, reference) for r in records if _answered(r) and not dimensions.expects_behaviour(r.question)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
+from harness.cache import DiskCache
 from harness.metrics import key_facts as kf
 from harness.metrics import ranking
 from harness.results import QuestionRecord
@@ -27,8 +28,9 @@ class MetricSuite(ABC):
     def aggregate(self, rows: list[Scores]) -> Scores:
         return mean_by_key(rows)
 
-    def prepare(self, records: list[QuestionRecord]) -> None:
-        """Called once with every record before scoring (batch work such as BERTScore)."""
+    def prepare(self, records: list[QuestionRecord], cache: DiskCache | None = None) -> None:
+        """Called once with every record before scoring (batch work such as BERTScore);
+        ``cache`` is the run's disk cache, for work worth keeping across the jobs of a sweep."""
 
     def artifacts(self, records: list[QuestionRecord], rows: list[Scores]) -> dict[str, str]:
         """Extra files for the run (file name -> text); ``rows`` are this suite's per-question scores."""
