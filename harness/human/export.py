@@ -39,7 +39,8 @@ def instructions(dimensions: dict[str, Dimension], header: str) -> list[str]:
     lines = [
         header,
         f"For every row read the question, the gold answer, the system's answer and the retrieved contexts; "
-        f"rate the answer in each column {columns} with one of the levels below; write your name in "
+        f"rate each column {columns} with one of the levels below, answering its question (which says "
+        f"whether it rates the answer or the retrieved contexts); write your name in "
         f"'{ANNOTATOR}' on every row you rate; '{NOTES}' is optional.",
         f"Leave '{ID}' and 'answer' unchanged, add no rows, and save as CSV. Rate on your own: "
         "agreement between annotators is measured.",

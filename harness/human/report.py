@@ -27,6 +27,7 @@ class HumanEvalReport:
     correlations: list[Correlation]
     calibrations: list[Calibration]
     target_kappa: float
+    kappa_decimals: int
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -104,9 +105,11 @@ class HumanEvalReport:
         agreement = Table(title="Inter-annotator agreement (Cohen's kappa; Landis & Koch)")
         for column in ("dimension", "pair", "n", "agreement", "kappa", "", "kappa (quadratic)", ""):
             agreement.add_column(column)
+        kappa_format = f".{self.kappa_decimals}f"
         for a in self.agreement:
             agreement.add_row(a.dimension, f"{a.annotator_a} / {a.annotator_b}", str(a.n), f"{a.observed:.0%}",
-                              _num(a.kappa), a.kappa_label, _num(a.kappa_quadratic), a.kappa_quadratic_label)
+                              _num(a.kappa, kappa_format), a.kappa_label, _num(a.kappa_quadratic, kappa_format),
+                              a.kappa_quadratic_label)
         console.print(agreement)
         low = sorted({a.dimension for a in self.agreement
                       if math.isnan(a.kappa_quadratic) or a.kappa_quadratic < self.target_kappa})
@@ -156,7 +159,8 @@ def build_report(run: RunTable, sheets: list[Path], annotations: Annotations,
         notes.append(f"no annotator pair shares {settings.min_pairs} or more questions: no kappa")
     return HumanEvalReport(run=run, sheets=sheets, annotations=annotations, agreement=agreement,
                            correlations=correlations(annotations, run, settings.min_pairs),
-                           calibrations=calibrations, target_kappa=settings.target_kappa, notes=notes)
+                           calibrations=calibrations, target_kappa=settings.target_kappa,
+                           kappa_decimals=settings.kappa_decimals, notes=notes)
 
 
 def _num(value: float | None, spec: str = ".3f") -> str:

@@ -161,8 +161,8 @@ class HumanEvalSettings:
         sample: export defaults (``strategy``, ``n``, ``seed``, ``worst_column``,
             ``worst_direction``, ``category_prefix``, ``shuffle``).
         landis_koch: ``[{min, label}]`` bands in increasing order; the first ``min`` is null.
-        kappa_decimals: kappa is rounded to this many decimals before the band lookup (the
-            seed's bands are written at two decimals: 0.00-0.20, 0.21-0.40, ...).
+        kappa_decimals: decimals the report prints a kappa with; the label is read from the
+            unrounded value (see :meth:`kappa_label`).
         target_kappa: the agreement a dimension needs before its ratings are trusted.
         confidence: level of the bias-corrected mean's confidence interval.
         min_pairs: fewest questions a kappa or a correlation is computed on.
@@ -183,6 +183,8 @@ class HumanEvalSettings:
             raise ValueError("human.landis_koch: the first band's min must be null and the others increasing, "
                              f"got {mins}")
         self.kappa_decimals = int(kappa_decimals)
+        if self.kappa_decimals < 0:
+            raise ValueError(f"human.kappa_decimals must be >= 0, got {kappa_decimals}")
         self.target_kappa = float(target_kappa)
         if not 0 < confidence < 1:
             raise ValueError(f"human.confidence must lie in (0, 1), got {confidence}")
@@ -193,13 +195,18 @@ class HumanEvalSettings:
         self.experiment_name = experiment_name
 
     def kappa_label(self, kappa: float) -> str:
-        """The Landis-Koch reading of a kappa (bands from the config); ``undefined`` for NaN."""
+        """The Landis-Koch reading of a kappa (bands from the config); ``undefined`` for NaN.
+
+        A band runs from its ``min`` up to the next band's ``min``: with the seed's bands, any
+        kappa below 0 is poor, 0.0 up to (not including) 0.21 is slight, and so on.
+        """
         if math.isnan(kappa):
             return "undefined"
-        rounded = round(kappa, self.kappa_decimals)
+        # The unrounded value: rounding first would turn -0.001 into -0.0, which reaches the 0.0
+        # bound and reads "slight" where Landis & Koch say poor (kappa < 0, worse than chance).
         label = self.landis_koch[0].label
         for band in self.landis_koch[1:]:
-            if rounded >= band.min:
+            if kappa >= band.min:
                 label = band.label
         return label
 

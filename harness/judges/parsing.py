@@ -18,21 +18,28 @@ class ParseError(ValueError):
     """The reply does not follow the rubric's output format."""
 
 
-def parse_number(text: str, low: float, high: float) -> float:
-    """The reply must be a single number (e.g. ``7`` or ``7.5``) within ``[low, high]``.
+def parse_number(text: str, low: float, high: float, integer: bool = True) -> float:
+    """The reply must be a single number within ``[low, high]``; on an integer scale (every score
+    rubric's: seed 004's judge "returns a single integer", seeds 000 and 002 grade 1-10 in whole
+    points) a whole number, ``7`` or ``7.0``, while ``7.5`` is refused so the repair asks again.
 
     >>> parse_number(" 8\\n", 0, 10)
     8.0
+    >>> parse_number("7.5", 0, 10, integer=False)
+    7.5
     """
     stripped = text.strip()
     if not _NUMBER.fullmatch(stripped):
         raise ParseError(f"expected a number only, got {_quote(text)}")
-    return check_range(float(stripped), low, high, "score")
+    return check_range(float(stripped), low, high, "score", integer)
 
 
-def check_range(value: float, low: float, high: float, name: str) -> float:
+def check_range(value: float, low: float, high: float, name: str, integer: bool = True) -> float:
+    """``value`` if it lies on the scale ``low``-``high`` (in whole numbers when ``integer``)."""
     if not math.isfinite(value) or not low <= value <= high:
         raise ParseError(f"{name} {value:g} is outside the scale {low:g}-{high:g}")
+    if integer and not value.is_integer():
+        raise ParseError(f"{name} {value:g} is not an integer: the scale {low:g}-{high:g} takes whole numbers only")
     return value
 
 
@@ -51,14 +58,19 @@ def parse_json_object(text: str) -> dict[str, Any]:
     return value
 
 
-def read_score(obj: dict[str, Any], field: str, low: float, high: float) -> float:
-    """A numeric field of a JSON reply, within the scale (booleans and numeric strings are rejected)."""
+def read_score(obj: dict[str, Any], field: str, low: float, high: float, integer: bool = True) -> float:
+    """A numeric field of a JSON reply, on the scale (booleans and numeric strings are rejected;
+    on an integer scale ``8`` and ``8.0`` are read, ``7.5`` is refused).
+
+    >>> read_score({"grade": 8}, "grade", 1, 10)
+    8.0
+    """
     if field not in obj:
         raise ParseError(f"the JSON reply has no {field!r} field (fields: {sorted(obj)})")
     value = obj[field]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ParseError(f"field {field!r} must be a number, got {json.dumps(value)}")
-    return check_range(float(value), low, high, f"field {field!r}")
+    return check_range(float(value), low, high, f"field {field!r}", integer)
 
 
 def read_text(obj: dict[str, Any], field: str) -> str:

@@ -29,13 +29,36 @@ def test_default_config_has_the_seed_rubrics(settings):
     assert settings.sample.strategy == "stratified" and settings.sample.worst_column == "answer/badness"
 
 
+def test_landis_koch_bands_are_the_1977_table(settings):
+    """Landis & Koch (1977), as seed 003 section 8.3 gives them: < 0.00 poor, 0.00-0.20 slight,
+    0.21-0.40 fair, 0.41-0.60 moderate, 0.61-0.80 substantial, 0.81-1.00 almost perfect."""
+    assert [(band.min, band.label) for band in settings.landis_koch] == [
+        (None, "poor"), (0.0, "slight"), (0.21, "fair"), (0.41, "moderate"), (0.61, "substantial"),
+        (0.81, "almost perfect")]
+
+
 @pytest.mark.parametrize("kappa, label", [
-    (-0.05, "poor"), (0.0, "slight"), (0.2, "slight"), (0.204, "slight"), (0.21, "fair"), (0.4, "fair"),
-    (0.41, "moderate"), (0.6, "moderate"), (0.61, "substantial"), (0.8, "substantial"),
+    (-1.0, "poor"), (-0.05, "poor"), (-0.001, "poor"), (-0.004999, "poor"),  # these round to -0.00
+    (0.0, "slight"), (0.2, "slight"), (0.204, "slight"), (0.2099, "slight"), (0.21, "fair"), (0.4, "fair"),
+    (0.41, "moderate"), (0.6, "moderate"), (0.6099, "moderate"), (0.61, "substantial"), (0.8, "substantial"),
     (0.81, "almost perfect"), (1.0, "almost perfect"), (math.nan, "undefined"),
 ])
 def test_landis_koch_bands_as_seed_003_gives_them(settings, kappa, label):
+    """Read on the unrounded kappa: a kappa just below 0 is worse than chance, so poor."""
     assert settings.kappa_label(kappa) == label
+
+
+def test_grade_is_compared_with_a_judge_of_the_same_thing(settings, compose):
+    """Seed 000's manual grade (human and Haiku alike) graded the retrieved content; the human
+    dimension asks about the retrieved contexts, and its judge column grades the same chunks."""
+    grade = settings.dimensions["grade"]
+    manual_grade = instantiate(compose(["rubric=[manual_grade]"]).rubrics.manual_grade)
+    assert manual_grade.applies_to == ["retrieval"]
+    assert grade.judge.column == f"judge/{manual_grade.column_for('retrieval')}"
+    assert (grade.judge.min, grade.judge.max) == manual_grade.scales["score"]
+    assert "retrieved contexts" in grade.prompt and "ignore the system's answer" in grade.prompt
+    assert "RETRIEVED CONTENT" in manual_grade.messages[0]["content"] and "{answer}" not in manual_grade.messages[0]["content"]
+    assert "retrieved contexts" in settings.dimensions["verdict"].prompt
 
 
 def test_unknown_key_and_wrong_type_fail_at_compose_time(compose):
@@ -101,3 +124,5 @@ def test_bad_settings_are_refused(compose):
         instantiate(compose(["human.confidence=1.5"]).human)
     with pytest.raises(Exception, match="human.landis_koch"):
         instantiate(compose(["human.landis_koch=[{min: 0.0, label: x}]"]).human)
+    with pytest.raises(Exception, match="human.kappa_decimals must be >= 0"):
+        instantiate(compose(["human.kappa_decimals=-1"]).human)

@@ -44,6 +44,36 @@ def test_rerun_hits_the_cache_and_a_rubric_edit_misses_it(rubric, tmp_path):
     assert (figures["judge/cache_hits"], figures["judge/cache_misses"]) == (5, 1)
 
 
+@pytest.mark.parametrize("edit", [
+    # the prompt text: "Q:" spelled out as "Question:"
+    "rubrics.answer_score.messages=[{role: user, content: 'Score 0-10. Question: {question} "
+    "Expected: {ground_truth} Actual: {answer} Number only.'}]",
+    # the scale alone: the prompt renders the same, only the rubric's fingerprint differs
+    "rubrics.answer_score.scores.score.max=9",
+])
+def test_a_prompt_or_scale_edit_misses_the_cache_and_its_rerun_hits(rubric, tmp_path, edit):
+    cache = DiskCache(tmp_path)
+    judge = ScriptedJudge(lambda p, s: "8")
+    original = rubric("answer_score")
+    assert Judging(judge, {"answer_score": original}).run(records(), cache)["judge/cache_misses"] == 6
+
+    edited = rubric("answer_score", [edit])
+    assert edited.fingerprint() != original.fingerprint()
+    changed = [name for name in ("messages", "scores") if edited.fingerprint()[name] != original.fingerprint()[name]]
+    assert changed == (["messages"] if "messages" in edit else ["scores"])
+    judged = records()
+    figures = Judging(judge, {"answer_score": edited}).run(judged, cache)
+    assert (figures["judge/cache_hits"], figures["judge/cache_misses"], figures["judge/judged"]) == (0, 6, 6)
+    assert len(judge.prompts) == 12
+    sent = judge.prompts[-1].messages[-1]["content"]
+    assert ("Question: " in sent) == ("messages" in edit)
+
+    for rerun_rubric in (rubric("answer_score", [edit]), rubric("answer_score")):  # unchanged re-runs
+        figures = Judging(judge, {"answer_score": rerun_rubric}).run(records(), cache)
+        assert (figures["judge/cache_hits"], figures["judge/cache_misses"], figures["judge/judged"]) == (6, 0, 0)
+    assert len(judge.prompts) == 12  # no new call
+
+
 @pytest.mark.parametrize("mode, calls_on_rerun", [("refresh", 6), ("off", 6)])
 def test_cache_modes(rubric, tmp_path, mode, calls_on_rerun):
     cache = DiskCache(tmp_path)

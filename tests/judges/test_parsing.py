@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+import doctest
+
 import pytest
 
+import harness.judges.parsing
 from harness.judges.parsing import (ParseError, parse_claims, parse_json_object, parse_number, parse_yes_no,
                                     read_label, read_score, read_text)
 
 
-@pytest.mark.parametrize("text, expected", [("7", 7.0), (" 10\n", 10.0), ("0", 0.0), ("7.5", 7.5)])
+@pytest.mark.parametrize("text, expected", [("7", 7.0), (" 10\n", 10.0), ("0", 0.0), ("7.0", 7.0), ("+3", 3.0)])
 def test_number_only(text, expected):
     assert parse_number(text, 0, 10) == expected
+
+
+def test_a_fraction_is_read_only_where_the_scale_allows_one():
+    """Seed 004's judge "returns a single integer" on 0-10: 7.5 is a format error (the repair asks
+    again); a caller with a continuous scale says so."""
+    for text in ("7.5", "0.5", "9.99"):
+        with pytest.raises(ParseError, match=rf"score {text} is not an integer: the scale 0-10 takes whole numbers"):
+            parse_number(text, 0, 10)
+    assert parse_number("7.5", 0, 10, integer=False) == 7.5
 
 
 @pytest.mark.parametrize("text, reason", [
@@ -52,6 +64,10 @@ def test_json_fields_are_typed_and_in_range():
         read_score(reply, "score", 1, 10)
     with pytest.raises(ParseError, match="field 'grade' 0 is outside the scale 1-10"):
         read_score({"grade": 0}, "grade", 1, 10)
+    assert read_score({"grade": 8.0}, "grade", 1, 10) == 8.0
+    with pytest.raises(ParseError, match="field 'grade' 7.5 is not an integer: the scale 1-10 takes whole numbers"):
+        read_score({"grade": 7.5}, "grade", 1, 10)
+    assert read_score({"grade": 7.5}, "grade", 1, 10, integer=False) == 7.5
     with pytest.raises(ParseError, match="must be a number"):
         read_score({"grade": "8"}, "grade", 1, 10)
     with pytest.raises(ParseError, match="must be a number"):
@@ -73,3 +89,7 @@ def test_claims_one_per_marked_line():
     assert parse_claims(text) == ["Tokens expire.", "After 3600 seconds.", "Keys rotate."]
     with pytest.raises(ParseError, match="no claims found"):
         parse_claims("Tokens expire after an hour.")
+
+
+def test_docstring_examples():
+    assert doctest.testmod(harness.judges.parsing).failed == 0

@@ -150,6 +150,45 @@ def test_unparsable_reply_gets_one_repair_naming_the_error(rubric):
     assert repair[-1]["content"].startswith("Your reply could not be used: expected a number only")
 
 
+@pytest.mark.parametrize("name, target, first, second, error, score", [
+    ("answer_score", "with_context", "7.5", "7", "score 7.5 is not an integer: the scale 0-10", 7.0),
+    ("answer_score", "with_context", "7.5", "7.0", "score 7.5 is not an integer: the scale 0-10", 7.0),
+    ("manual_grade", "retrieval", '{"score": 6.5, "explanation": "e", "verdict": "PARTIAL"}',
+     '{"score": 6, "explanation": "e", "verdict": "PARTIAL"}', "field 'score' 6.5 is not an integer: the scale 1-10", 6.0),
+    ("retrieval_grade", "retrieval", '{"grade": 8.5, "reasoning": "r"}', '{"grade": 8.0, "reasoning": "r"}',
+     "field 'grade' 8.5 is not an integer: the scale 1-10", 8.0),
+])
+def test_a_fraction_on_an_integer_scale_gets_the_repair(rubric, name, target, first, second, error, score):
+    """The rubrics' scales are integer (seed 004: "a single integer"; seeds 000 and 002: 1-10)."""
+    replies = iter([first, second])
+    judge = ScriptedJudge(lambda p, s: next(replies))
+    [judgement] = rubric(name).evaluate(judge, [item_for(make_record(), target, None)])
+    assert judgement.score == score and judgement.detail["repaired"] is True
+    assert judge.prompts[1].messages[-1]["content"].startswith(f"Your reply could not be used: {error}")
+
+
+class DistributionJudge(ScriptedJudge):
+    """Reads fixed next-token probabilities, as the local judge does: no text is parsed."""
+
+    reads_distributions = True
+
+    def __init__(self, probabilities: dict[str, float]) -> None:
+        super().__init__(lambda p, s: "unused")
+        self.table = probabilities
+
+    def probabilities(self, prompts, candidates):
+        return [[self.table.get(c, 0.0) for c in candidates] for _ in prompts]
+
+
+def test_probability_weighted_scores_stay_fractional(rubric):
+    """Integer scales constrain parsed replies, not the local judge's probability-weighted mean."""
+    item = item_for(make_record(), "with_context", None)
+    [judgement] = rubric("answer_score").evaluate(DistributionJudge({"yes": 0.5, "Yes": 0.25, "no": 0.25}), [item])
+    assert judgement.score == pytest.approx(7.5) and judgement.argmax == 10.0  # 10 x P(yes) = 10 x 0.75
+    [judgement] = rubric("likert").evaluate(DistributionJudge({"4": 0.5, "5": 0.5}), [item])
+    assert judgement.dimensions == pytest.approx({"relevance": 4.5, "faithfulness": 4.5, "conciseness": 4.5})
+
+
 def test_still_unparsable_after_repair_is_missing_with_the_reason(rubric):
     judge = ScriptedJudge(lambda p, s: '{"grade": 11, "reasoning": "too generous"}')
     r = rubric("retrieval_grade")
