@@ -53,5 +53,6 @@ def test_local_generator_answers_both_conditions_and_reports_the_delta(tmp_path)
     assert metrics["generation/output_tokens"] <= 12
     assert "answer/f1" in metrics and "answer/bertscore_f1" in metrics
     report = json.loads(open(client.download_artifacts(run.info.run_id, "context_delta.json", str(tmp_path))).read())
-    assert report["questions_evaluated"] == 3 and len(report["scores"]["no_context"]) == 3
+    assert report["sample_per_pack"] == 3 and report["grand_summary"]["training"]["n"] == 3
+    assert len(report["per_pack"]["questions_jsonl"]["scores"]["training"]) == 3
     assert report["delta_pp"] == pytest.approx(metrics["context_delta/delta_pp"])

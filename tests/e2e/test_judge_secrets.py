@@ -75,4 +75,4 @@ def test_api_keys_never_reach_runs_artifacts_or_the_cache(tmp_path, httpserver):
         assert child.data.params["judge.model"] == "judge-model"
         delta = json.loads((Path(child.data.tags["harness.output_dir"]) / "context_delta.json").read_text())
         assert delta["scorer"] == "judge: rubric answer_score (openai:judge-model)"
-        assert delta["scores"] == {"no_context": [8.0] * 4, "with_context": [8.0] * 4}
+        assert delta["per_pack"]["questions_jsonl"]["scores"] == {"training": [8.0] * 4, "pack": [8.0] * 4}
