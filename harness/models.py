@@ -23,15 +23,17 @@ def resolve_device(device: str) -> str:
 
 
 @lru_cache(maxsize=None)
-def model_fingerprint(name_or_path: str) -> str:
-    """A content hash for a local model folder or file; the id itself for a hub model.
+def model_fingerprint(name_or_path: str, hub_cache_dir: str | None = None) -> str:
+    """A content hash for a local model folder or file; for a hub model, its id and the revision
+    (commit) found in the local Hugging Face cache, if it is there.
 
     Keys caches by what the model is, not where it is installed, so a cache stays valid
     across virtualenvs and is invalidated when the weights change.
     """
     path = Path(name_or_path)
     if not path.exists():
-        return f"hub:{name_or_path}"
+        revision = hub_revision(name_or_path, hub_cache_dir)
+        return f"hub:{name_or_path}@{revision}" if revision else f"hub:{name_or_path}"
     files = [path] if path.is_file() else sorted(
         p for p in path.rglob("*") if p.is_file() and p.suffix in _MODEL_FILE_SUFFIXES)
     digest = hashlib.sha256()
@@ -41,6 +43,17 @@ def model_fingerprint(name_or_path: str) -> str:
             for block in iter(lambda: handle.read(1 << 22), b""):
                 digest.update(block)
     return f"sha256:{digest.hexdigest()}"
+
+
+def hub_revision(model_id: str, cache_dir: str | None = None) -> str | None:
+    """The commit of ``model_id``'s snapshot in the local Hugging Face cache (the one
+    ``from_pretrained`` loads offline), or None when it is not cached; asks no server."""
+    from huggingface_hub import snapshot_download
+
+    try:
+        return Path(snapshot_download(model_id, cache_dir=cache_dir, local_files_only=True)).name
+    except Exception:  # not cached, or not a valid id: the id alone keys it
+        return None
 
 
 @lru_cache(maxsize=None)
