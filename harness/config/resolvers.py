@@ -35,7 +35,16 @@ def project_path(relative: str) -> str:
     return str(PROJECT_ROOT / relative)
 
 
+def price_row(model: str, table) -> str | None:
+    """``model`` when the pricing table has a row of that name, else None (no cost of its own).
+
+    Example: ``price_as: ${price_row:${.model},${pricing.table}}``, so that overriding the model
+    never bills it at another model's price.
+    """
+    return model if model in table else None
+
+
 def register_resolvers() -> None:
-    for name, fn in {"package_path": package_path, "project_path": project_path}.items():
+    for name, fn in {"package_path": package_path, "project_path": project_path, "price_row": price_row}.items():
         if not OmegaConf.has_resolver(name):
             OmegaConf.register_new_resolver(name, fn, use_cache=True)

@@ -89,3 +89,24 @@ def test_integer_prices_accepted():
 
 def test_docstring_example_runs():
     assert doctest.testmod(harness.generators.pricing).failed == 0
+
+
+@pytest.mark.parametrize("model, expected", [("gpt-4o-mini", "gpt-4o-mini"), ("gpt-4o", "gpt-4o"),
+                                             ("my-vllm-model", None)])
+def test_openai_generator_is_priced_as_its_own_model_or_not_at_all(compose, model, expected):
+    cfg = compose(["generator=openai", f"generator.model={model}"])
+    assert cfg.generator.price_as == expected
+    assert cfg.metrics.generation.price_as == expected
+
+
+def test_shipped_table_is_seed_003s_plus_the_local_model():
+    from omegaconf import OmegaConf
+
+    from harness.config.resolvers import PROJECT_ROOT
+
+    shipped = OmegaConf.to_container(OmegaConf.load(PROJECT_ROOT / "conf" / "pricing" / "seed003.yaml").table)
+    rows = {"qwen2.5-3b-local": "Qwen2.5-3B (local)", "mistral-large": "Mistral Large", "gpt-4o": "GPT-4o",
+            "gpt-4o-mini": "GPT-4o-mini", "claude-3.5-sonnet": "Claude 3.5 Sonnet"}
+    assert {row: shipped[row] for row in rows} == {row: SEED_003[seed] for row, seed in rows.items()}
+    assert set(shipped) - set(rows) == {"smollm2-135m-local"} and shipped["smollm2-135m-local"] == {
+        "input": 0.0, "output": 0.0}
