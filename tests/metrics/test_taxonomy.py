@@ -147,3 +147,20 @@ def test_worst_returns_the_lowest_badness_first():
     assert [r["id"] for r in worst([{"id": "x", "answer/badness": 0.2}], 1, key="answer/badness")] == ["x"]
     with pytest.raises(ValueError):
         worst(rows, -1)
+
+
+def test_shipped_yaml_holds_seed_003s_thresholds_and_badness_weights():
+    """Seed 003 section 6: correct F1 >= 0.8; faithfulness < 0.5 (hallucination, low relevance);
+    < 3 tokens and F1 < 0.3 (incomplete); ROUGE-L > 0.4 and F1 < 0.5 (verbose); F1 < 0.3 (wrong);
+    badness = 0.5 F1 + 0.3 faithfulness + 0.2 EM; the 20 worst kept."""
+    from omegaconf import OmegaConf
+
+    from harness.config.resolvers import PROJECT_ROOT
+
+    shipped = OmegaConf.load(PROJECT_ROOT / "conf" / "metrics" / "answer.yaml")
+    assert OmegaConf.to_container(shipped.taxonomy) == {
+        "correct_f1": 0.8, "hallucination_faithfulness": 0.5, "low_relevance_faithfulness": 0.5,
+        "incomplete_max_tokens": 3, "incomplete_f1": 0.3, "verbose_rouge_l": 0.4, "verbose_f1": 0.5,
+        "wrong_f1": 0.3}
+    assert OmegaConf.to_container(shipped.badness_weights) == {"f1": 0.5, "faithfulness": 0.3, "em": 0.2}
+    assert shipped.worst_n == 20
