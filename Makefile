@@ -27,8 +27,9 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/harness experiment=demo_sweep
 
+# Test processes on every core, at most 4 (each loads its own models).
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --maxprocesses 4
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/demo_sweep.py
