@@ -37,11 +37,14 @@ class QuestionRecord:
         return self.chunks if self.prompt_chunk_count is None else self.chunks[:self.prompt_chunk_count]
 
     @property
-    def contexts(self) -> list[str]:
+    def contexts(self) -> list[str] | None:
         """The context passages the answer was generated from (the generator's own, if it brought
-        them): what faithfulness and the error taxonomy check the answer against."""
+        them): what faithfulness and the error taxonomy check the answer against. None when a
+        predictions file answered without saying which contexts its system used."""
         if self.generation is not None and self.generation.contexts is not None:
             return self.generation.contexts
+        if self.generation is not None and self.generation.contexts_unknown:
+            return None
         return [chunk.text for chunk in self.prompt_chunks]
 
     def ranked_doc_ids(self) -> list[str]:

@@ -16,6 +16,11 @@ class GenerationRequest:
     condition: str = "with_context"  # or "no_context" (seed 004)
 
 
+# ``Generation.extra`` flag: the answer came from a system with its own retrieval that did not
+# report its contexts, so nothing can be checked against them.
+CONTEXTS_UNKNOWN = "contexts_unknown"
+
+
 @dataclass
 class Generation:
     """One answer with its cost and timing; ``error`` says why when generation failed.
@@ -38,6 +43,10 @@ class Generation:
     @property
     def failed(self) -> bool:
         return self.error is not None
+
+    @property
+    def contexts_unknown(self) -> bool:
+        return bool(self.extra.get(CONTEXTS_UNKNOWN))
 
     @property
     def tokens_per_second(self) -> float | None:

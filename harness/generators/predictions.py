@@ -27,7 +27,7 @@ from typing import Any
 
 from harness.data.records import DatasetError
 from harness.data.validation import MAX_REPORTED_PROBLEMS, ProblemList, field_value, iter_jsonl, require_file
-from harness.generators.base import Generation, GenerationRequest, Generator
+from harness.generators.base import CONTEXTS_UNKNOWN, Generation, GenerationRequest, Generator
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +92,9 @@ class PredictionsGenerator(Generator):
             latency_seconds=record.get("latency_seconds"),
             contexts=list(contexts) if contexts is not None else None,
             route=record.get("route"),
+            # The system retrieved for itself but did not say what: nothing can be checked against
+            # its contexts (the harness's own retrieval is another system's).
+            extra={} if contexts is not None else {CONTEXTS_UNKNOWN: True},
         )
 
 

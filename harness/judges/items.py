@@ -22,7 +22,7 @@ class JudgeItem:
     answer: str | None
     ground_truth: str | None
     expected_answer: str | None
-    contexts: tuple[tuple[str, str], ...]   # (title, text) in rank order
+    contexts: tuple[tuple[str, str], ...] | None   # (title, text) in rank order; None: unknown
     gold_rank: int | None
     missing: str | None = None
 
@@ -48,9 +48,11 @@ def item_for(record, target: str, contexts: int | None) -> JudgeItem | None:
     if generation is None:
         return None
     if target == "no_context":
-        shown: tuple[tuple[str, str], ...] = ()
+        shown: tuple[tuple[str, str], ...] | None = ()
     elif generation.contexts is not None:  # a generator that brought its own retrieval
         shown = tuple(("", text) for text in generation.contexts)
+    elif generation.contexts_unknown:  # ...but did not say what it retrieved
+        shown = None
     else:
         shown = chunks[:contexts] if contexts is not None else chunks
     missing = f"no answer to judge: generation failed ({generation.error})" if generation.failed else None

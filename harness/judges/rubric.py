@@ -139,6 +139,8 @@ class Rubric(ABC):
     def not_applicable(self, item: JudgeItem) -> str | None:
         """Why the item cannot be judged by this rubric (a placeholder has no value), or None."""
         for name in sorted(self.item_placeholders()):
+            if name == "contexts" and item.contexts is None:
+                return "the answering system did not report its contexts"
             if name != "contexts" and getattr(item, name) is None:
                 return f"question has no {name}"
         return None
@@ -146,7 +148,7 @@ class Rubric(ABC):
     def item_values(self, item: JudgeItem) -> dict[str, str]:
         contexts = self.context_separator.join(
             self.context_item.format(rank=rank, title=title, text=text)
-            for rank, (title, text) in enumerate(item.contexts, start=1))
+            for rank, (title, text) in enumerate(item.contexts or (), start=1))
         return {"question": item.question, "answer": item.answer or "", "ground_truth": item.ground_truth or "",
                 "expected_answer": item.expected_answer or "", "contexts": contexts}
 

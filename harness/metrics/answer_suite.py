@@ -93,15 +93,16 @@ class AnswerSuite(MetricSuite):
             return {}
         golds = golds_of(record)
         prediction = record.generation.text
-        contexts = record.contexts
+        contexts = record.contexts  # None: unknown, so no faithfulness and no retrieval rule
         em = metrics.max_over_golds(metrics.exact_match, prediction, golds)
         f1 = metrics.max_over_golds(metrics.f1, prediction, golds)
         rouge_l = metrics.max_over_golds(metrics.rouge_l, prediction, golds)
-        faithfulness = metrics.local_faithfulness(prediction, contexts)
+        faithfulness = metrics.local_faithfulness(prediction, contexts) if contexts is not None else None
         n_tokens = len(metrics.answer_tokens(prediction))
         categories = classify(
             em=em, f1=f1, rouge_l=rouge_l, faithfulness=faithfulness, empty=not prediction.strip(),
-            gt_in_contexts=metrics.answer_in_contexts(golds, contexts), n_tokens=n_tokens,
+            gt_in_contexts=metrics.answer_in_contexts(golds, contexts) if contexts is not None else None,
+            n_tokens=n_tokens,
             thresholds=self.thresholds)
         scores: Scores = {"em": em, "f1": f1, "rouge_l": rouge_l}
         if self.bertscore is not None:

@@ -132,7 +132,7 @@ class RouteSuite(MetricSuite):
         if _answered(record):
             profile = table.profile_of(record.predicted_route)
             dims, details = dimensions.answer_dimensions(
-                record.question, record.generation.text, record.contexts, profile, table,
+                record.question, record.generation.text, record.contexts or [], profile, table,
                 self._base_similarity(record), self.match, self.rules)
             scores.update(details)
             scores.update({name: value for name, value in dims.items() if value is not None})

@@ -69,14 +69,15 @@ class TaxonomyThresholds:
 
 
 def classify(em: float, f1: float, rouge_l: float, faithfulness: float | None, empty: bool,
-             gt_in_contexts: bool, n_tokens: int, thresholds: TaxonomyThresholds) -> list[str]:
+             gt_in_contexts: bool | None, n_tokens: int, thresholds: TaxonomyThresholds) -> list[str]:
     """Error categories of one answer, in the order of the seed's decision flow.
 
     Args:
         em, f1, rouge_l: the answer's best scores over its gold answers.
         faithfulness: local faithfulness; None (no token to check) triggers no faithfulness rule.
         empty: the prediction is empty or blank.
-        gt_in_contexts: some gold answer occurs in some retrieved context.
+        gt_in_contexts: some gold answer occurs in some retrieved context; None (the contexts are
+            unknown) triggers no retrieval-failure rule.
         n_tokens: the prediction's number of normalized tokens.
         thresholds: the decision flow's thresholds.
     """
@@ -86,7 +87,7 @@ def classify(em: float, f1: float, rouge_l: float, faithfulness: float | None, e
     if empty:
         return [EMPTY_RESPONSE]
     categories = []
-    retrieval_failure = not gt_in_contexts
+    retrieval_failure = gt_in_contexts is False
     if retrieval_failure:
         categories.append(RETRIEVAL_FAILURE)
     hallucination = faithfulness is not None and faithfulness < t.hallucination_faithfulness and f1 > 0

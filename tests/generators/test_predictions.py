@@ -54,7 +54,7 @@ def test_answers_follow_request_order_and_are_fresh_objects(tmp_path):
     generations = generator.generate([request("q2"), request("q0")])
     assert [g.text for g in generations] == ["a2", "a0"]
     generations[0].extra["cached"] = True
-    assert generator.generate([request("q2")])[0].extra == {}
+    assert "cached" not in generator.generate([request("q2")])[0].extra
 
 
 def test_squad_style_object(tmp_path):
@@ -169,3 +169,15 @@ def test_bad_on_missing_is_named(tmp_path):
     path = write_jsonl(tmp_path / "preds.jsonl", [FULL])
     with pytest.raises(ValueError, match="on_missing"):
         PredictionsGenerator(str(path), on_missing="ignore")
+
+
+def test_a_prediction_without_contexts_is_marked_contexts_unknown(tmp_path):
+    from harness.generators.base import GenerationRequest
+    from harness.generators.predictions import PredictionsGenerator
+
+    path = tmp_path / "p.jsonl"
+    path.write_text('{"question_id": "a", "answer": "x"}\n{"question_id": "b", "answer": "y", "contexts": ["c"]}\n')
+    generator = PredictionsGenerator(path=str(path))
+    a, b = generator.generate([GenerationRequest("a", ()), GenerationRequest("b", ())])
+    assert a.contexts_unknown and a.contexts is None
+    assert not b.contexts_unknown and b.contexts == ["c"]

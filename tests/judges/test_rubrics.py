@@ -232,3 +232,17 @@ def test_questions_without_ground_truth_are_not_applicable(rubric):
     r = rubric("answer_score")
     item = item_for(make_record(ground_truth=None, expected=None), "with_context", None)
     assert r.not_applicable(item) == "question has no ground_truth"
+
+
+def test_rubrics_reading_contexts_skip_answers_whose_system_kept_its_contexts_to_itself(rubric):
+    """A predictions file without ``contexts``: the harness's own retrieval is not what the
+    system read, so faithfulness rubrics do not judge against it; answer_score still applies."""
+    from harness.generators.base import CONTEXTS_UNKNOWN
+
+    record = make_record()
+    record.generation.extra[CONTEXTS_UNKNOWN] = True
+    item = item_for(record, "with_context", None)
+    assert item.contexts is None
+    for name in ("likert", "claims_faithfulness"):
+        assert rubric(name).not_applicable(item) == "the answering system did not report its contexts"
+    assert rubric("answer_score").not_applicable(item) is None

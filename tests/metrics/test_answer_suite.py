@@ -237,3 +237,18 @@ def test_idf_needs_prepare(bertscore_options):
 
 def test_no_bertscore_keys_when_disabled():
     assert not any(key.startswith("bertscore") for key in suite().score(record("a", answers=("a",))))
+
+
+def test_unknown_contexts_give_no_faithfulness_and_no_retrieval_failure():
+    """A predictions file that names no contexts: nothing is checked against the harness's own
+    chunks, which are not what the system read."""
+    from harness.generators.base import CONTEXTS_UNKNOWN
+
+    unknown = record("Eleven", answers=("late 1990s",), contexts=("Nothing relevant here.",))
+    unknown.generation.extra[CONTEXTS_UNKNOWN] = True
+    assert unknown.contexts is None
+    scores = suite().score(unknown)
+    assert "faithfulness" not in scores
+    assert categories(scores) == ["incomplete_answer"]  # one token, F1 0: no retrieval rule
+    known = record("Eleven", answers=("late 1990s",), contexts=("Nothing relevant here.",))
+    assert suite().score(known)["category_retrieval_failure"] == 1.0  # its chunks lack the answer
