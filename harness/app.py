@@ -43,7 +43,7 @@ def run_from_config(cfg: DictConfig) -> RunResult:
                           conditions=list(generation.conditions), contexts=generation.contexts,
                           sample=generation.sample, stratify=generation.stratify,
                           seed=generation.seed)
-    judging = Judging(judge=instantiate(cfg.judge), contexts=generation.contexts,
+    judging = Judging(judge=instantiate(cfg.judge),
                       rubrics={name: instantiate(rubric) for name, rubric in cfg.rubrics.items()})
     return run_pipeline(dataset, chunker, retriever, suites, cache, answering, judging,
                         router=instantiate(cfg.router))

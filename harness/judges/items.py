@@ -27,13 +27,11 @@ class JudgeItem:
     missing: str | None = None
 
 
-def item_for(record, target: str, contexts: int | None) -> JudgeItem | None:
+def item_for(record, target: str) -> JudgeItem | None:
     """The item for ``record`` (a QuestionRecord) under ``target``, or None when the target does
     not apply (the question was not sampled for answering, or that condition did not run).
 
-    Args:
-        contexts: how many retrieved chunks the answer's prompt held (``generation.contexts``;
-            None: all of them); the with-context answer is judged against those.
+    A with-context answer is judged against the chunks its prompt held (``record.prompt_chunks``).
     """
     if target not in TARGETS:
         raise ValueError(f"unknown judging target {target!r}; choose from {list(TARGETS)}")
@@ -54,6 +52,6 @@ def item_for(record, target: str, contexts: int | None) -> JudgeItem | None:
     elif generation.contexts_unknown:  # ...but did not say what it retrieved
         shown = None
     else:
-        shown = chunks[:contexts] if contexts is not None else chunks
+        shown = tuple((chunk.title, chunk.text) for chunk in record.prompt_chunks)
     missing = f"no answer to judge: generation failed ({generation.error})" if generation.failed else None
     return JudgeItem(answer=generation.text, contexts=shown, missing=missing, **common)

@@ -35,12 +35,10 @@ class Judging:
     """Args:
         judge: the configured judge.
         rubrics: rubric name -> rubric (``conf/rubric/``).
-        contexts: how many retrieved chunks the answers' prompts held (``generation.contexts``).
     """
 
     judge: Judge
     rubrics: dict[str, Rubric]
-    contexts: int | None = None
 
     def __post_init__(self) -> None:
         owners: dict[str, str] = {}
@@ -61,7 +59,7 @@ class Judging:
             for target in rubric.applies_to:
                 pending: list[tuple[object, JudgeItem, str]] = []
                 for record in records:
-                    item = item_for(record, target, self.contexts)
+                    item = item_for(record, target)
                     if item is None:
                         continue
                     if item.missing is None and rubric.not_applicable(item):

@@ -71,7 +71,7 @@ def sent(httpserver, index: int = -1) -> dict:
 
 
 def judge_answer(judge, rubric_obj, answer: str = "After 3600 seconds."):
-    item = item_for(make_record(answer=answer), "with_context", None)
+    item = item_for(make_record(answer=answer), "with_context")
     [judgement] = rubric_obj.evaluate(judge, [item])
     return judgement
 
@@ -129,7 +129,7 @@ def test_retries_exhausted_is_missing_with_the_reason(kind, httpserver, rubric):
 def test_malformed_json_gets_one_repair(kind, httpserver, rubric):
     scripted(kind, httpserver, reply(kind, '{"grade": 8, "reasoning": "cut off'),
              reply(kind, '{"grade": 8, "reasoning": "the needle is chunk 1"}'))
-    item = item_for(make_record(), "retrieval", None)
+    item = item_for(make_record(), "retrieval")
     [judgement] = rubric("retrieval_grade").evaluate(make(kind, httpserver), [item])
     assert judgement.score == 8.0 and judgement.reasoning == "the needle is chunk 1"
     assert judgement.detail["repaired"] is True
@@ -197,6 +197,6 @@ def test_concurrent_requests_keep_their_order(httpserver, rubric):
     httpserver.expect_request(PATHS["openai"], method="POST").respond_with_handler(handler)
     judge = make("openai", httpserver, concurrency=3)
     items = [item_for(make_record(qid=f"q{i}", answer="Never." if i % 2 else "After 3600 seconds."),
-                      "with_context", None) for i in range(6)]
+                      "with_context") for i in range(6)]
     scores = [j.score for j in rubric("answer_score").evaluate(judge, items)]
     assert scores == [9.0, 2.0, 9.0, 2.0, 9.0, 2.0]

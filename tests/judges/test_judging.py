@@ -137,7 +137,9 @@ def test_retrieval_rubrics_need_no_generation(rubric, tmp_path):
 
 def test_with_context_answers_are_judged_against_the_contexts_they_saw(rubric, tmp_path):
     judge = ScriptedJudge(lambda p, s: '{"relevance": 5, "faithfulness": 5, "conciseness": 5}')
-    Judging(judge, {"likert": rubric("likert")}, contexts=1).run([make_record()], DiskCache(tmp_path))
+    record = make_record()
+    record.prompt_chunk_count = 1  # set by the answering stage from generation.contexts
+    Judging(judge, {"likert": rubric("likert")}).run([record], DiskCache(tmp_path))
     prompt = judge.prompts[0].messages[-1]["content"]
     assert "All tokens expire after 3600 seconds." in prompt and "Rate limits" not in prompt
 
@@ -229,8 +231,8 @@ def test_cache_key_holds_the_rendered_prompts(rubric):
     r = rubric("claims_faithfulness")
     from harness.judges.items import item_for
 
-    one = r.cache_payload(item_for(make_record(), "with_context", None))
-    other = r.cache_payload(item_for(make_record(chunks=["Tokens never expire."]), "with_context", None))
+    one = r.cache_payload(item_for(make_record(), "with_context"))
+    other = r.cache_payload(item_for(make_record(chunks=["Tokens never expire."]), "with_context"))
     assert one != other
     assert "Claim: {claim}" in one["prompts"]["verify.messages[0]"]
     assert "[1] All tokens expire after 3600 seconds." in one["prompts"]["verify.messages[0]"]

@@ -28,7 +28,7 @@ def test_correct_answers_score_above_wrong_ones_on_demo_questions(local_judge, r
         for answer, bucket in ((q["expected_answer"], correct), (WRONG, wrong)):
             record = make_record(qid=q["id"], question=q["question"], ground_truth=q["ground_truth"],
                                  expected=q["expected_answer"], answer=answer)
-            bucket.append(item_for(record, "with_context", None))
+            bucket.append(item_for(record, "with_context"))
     right_scores = [j.score for j in answer_score.evaluate(judge, correct)]
     wrong_scores = [j.score for j in answer_score.evaluate(judge, wrong)]
     assert all(0 <= s <= 10 for s in right_scores + wrong_scores)
@@ -38,7 +38,7 @@ def test_correct_answers_score_above_wrong_ones_on_demo_questions(local_judge, r
 
 def test_scores_are_deterministic_and_keep_the_argmax(local_judge, rubric):
     judge, r = local_judge(), rubric("manual_grade")
-    items = [item_for(make_record(), "retrieval", None)]
+    items = [item_for(make_record(), "retrieval")]
     first, again = r.evaluate(judge, items)[0], r.evaluate(judge, items)[0]
     assert first.score == pytest.approx(again.score, abs=1e-9)
     probabilities = {float(k): v for k, v in first.detail["probabilities"]["score"].items()}
@@ -55,7 +55,7 @@ def test_every_rubric_runs_on_the_local_judge(local_judge, rubric, name):
     r = rubric(name, [f"rubrics.{name}.max_claims=2"] if name.startswith("claims") else [])
     record = make_record(baseline="I am not sure.")
     for target in r.applies_to:
-        item = item_for(record, target, None)
+        item = item_for(record, target)
         [judgement] = r.evaluate(judge, [item])
         assert not judgement.failed, judgement.missing
         values = r.values(judgement, item)
@@ -72,7 +72,7 @@ def test_samples_report_a_reproducible_spread(local_judge, rubric):
     from harness.judges.judging import Judging
 
     r = rubric("answer_score")
-    items = [item_for(make_record(), "with_context", None)]
+    items = [item_for(make_record(), "with_context")]
 
     def sampled(seed: int):
         judge = local_judge("judge.samples=6", "judge.temperature=1.0", f"judge.seed={seed}")

@@ -36,7 +36,7 @@ def test_every_rubric_renders_every_placeholder(rubric, name):
     r = rubric(name)
     record = make_record(baseline="No idea.")
     for target in r.applies_to:
-        item = item_for(record, target, contexts=None)
+        item = item_for(record, target)
         assert r.not_applicable(item) is None
         values = r.item_values(item)
         for where, (template, _) in r.templates().items():
@@ -54,7 +54,7 @@ def test_score_rubrics_parse_a_valid_reply(rubric, name):
     r = rubric(name)
     reply, expected = VALID[name]
     record = make_record()
-    item = item_for(record, r.applies_to[0], None)
+    item = item_for(record, r.applies_to[0])
     [judgement] = r.evaluate(ScriptedJudge(lambda p, s: reply), [item])
     assert not judgement.failed, judgement.missing
     assert r.values(judgement, item) == expected
@@ -63,13 +63,13 @@ def test_score_rubrics_parse_a_valid_reply(rubric, name):
 def test_seed_prompts_are_sent_verbatim(rubric):
     judge = ScriptedJudge(lambda p, s: "7")
     r = rubric("answer_score")
-    item = item_for(make_record(), "with_context", None)
+    item = item_for(make_record(), "with_context")
     r.evaluate(judge, [item])
     assert judge.prompts[0].messages == ({"role": "user", "content":
                                           "Score 0-10.\nQ: When do tokens expire?\nExpected: 3600 seconds\n"
                                           "Actual: After 3600 seconds.\nNumber only."},)
     judge = ScriptedJudge(lambda p, s: '{"grade": 8, "reasoning": "x"}')
-    rubric("retrieval_grade").evaluate(judge, [item_for(make_record(), "retrieval", None)])
+    rubric("retrieval_grade").evaluate(judge, [item_for(make_record(), "retrieval")])
     content = judge.prompts[0].messages[0]["content"]
     assert content.startswith("You are evaluating retrieval quality for a documentation search system.")
     assert "**Expected Answer:** Tokens expire after 3600 seconds." in content
@@ -88,7 +88,7 @@ def test_seed_002_total_score(rubric, grade, rank, total):
         record.chunks.insert(rank - 1, record.chunks.pop(0))
     record.question.relevant.clear()
     record.question.relevant["auth" if rank else "nowhere"] = 1
-    item = item_for(record, "retrieval", None)
+    item = item_for(record, "retrieval")
     assert item.gold_rank == rank
     [judgement] = r.evaluate(ScriptedJudge(lambda p, s: json.dumps({"grade": grade, "reasoning": "r"})), [item])
     assert r.values(judgement, item)["retrieval_total_score"] == pytest.approx(total)
@@ -103,14 +103,14 @@ def test_manual_grade_verdict_bands_for_judges_that_write_none(rubric):
 
 def test_missing_judgement_has_null_columns(rubric):
     r = rubric("likert")
-    item = item_for(make_record(), "with_context", None)
+    item = item_for(make_record(), "with_context")
     assert r.values(Judgement.missing_because("boom"), item) == {
         "likert_relevance": None, "likert_faithfulness": None, "likert_conciseness": None}
 
 
 def test_no_context_answers_get_their_own_column(rubric):
     r = rubric("answer_score")
-    item = item_for(make_record(baseline="I think 60 seconds."), "no_context", None)
+    item = item_for(make_record(baseline="I think 60 seconds."), "no_context")
     [judgement] = r.evaluate(ScriptedJudge(lambda p, s: "2"), [item])
     assert r.values(judgement, item) == {"answer_score_no_context": 2.0, "answer_score_no_context_accurate": 0.0}
 
@@ -124,7 +124,7 @@ def test_claims_rubrics_extract_then_verify(rubric):
             return "- Tokens expire.\n- They expire after 3600 seconds.\n- Keys are 4096-bit."
         return "Yes" if "4096" not in content else "No"
 
-    item = item_for(make_record(), "with_context", None)
+    item = item_for(make_record(), "with_context")
     [judgement] = r.evaluate(ScriptedJudge(reply), [item])
     assert judgement.score == pytest.approx(2 / 3)
     assert [c["support"] for c in judgement.detail["claims"]] == [1.0, 1.0, 0.0]
@@ -133,7 +133,7 @@ def test_claims_rubrics_extract_then_verify(rubric):
     recall = rubric("claims_context_recall")
     judge = ScriptedJudge(lambda p, s: "- Tokens expire after 3600 seconds." if "reference answer" in
                           p.messages[-1]["content"] else "yes")
-    item = item_for(make_record(), "retrieval", None)
+    item = item_for(make_record(), "retrieval")
     [judgement] = recall.evaluate(judge, [item])
     assert judgement.score == 1.0
     assert "Reference answer: Tokens expire after 3600 seconds." in judge.prompts[0].messages[-1]["content"]
@@ -143,7 +143,7 @@ def test_unparsable_reply_gets_one_repair_naming_the_error(rubric):
     replies = iter(["The answer deserves an 8.", "8"])
     judge = ScriptedJudge(lambda p, s: next(replies))
     r = rubric("answer_score")
-    [judgement] = r.evaluate(judge, [item_for(make_record(), "with_context", None)])
+    [judgement] = r.evaluate(judge, [item_for(make_record(), "with_context")])
     assert judgement.score == 8.0 and judgement.detail["repaired"] is True
     repair = judge.prompts[1].messages
     assert repair[-2] == {"role": "assistant", "content": "The answer deserves an 8."}
@@ -162,7 +162,7 @@ def test_a_fraction_on_an_integer_scale_gets_the_repair(rubric, name, target, fi
     """The rubrics' scales are integer (seed 004: "a single integer"; seeds 000 and 002: 1-10)."""
     replies = iter([first, second])
     judge = ScriptedJudge(lambda p, s: next(replies))
-    [judgement] = rubric(name).evaluate(judge, [item_for(make_record(), target, None)])
+    [judgement] = rubric(name).evaluate(judge, [item_for(make_record(), target)])
     assert judgement.score == score and judgement.detail["repaired"] is True
     assert judge.prompts[1].messages[-1]["content"].startswith(f"Your reply could not be used: {error}")
 
@@ -182,7 +182,7 @@ class DistributionJudge(ScriptedJudge):
 
 def test_probability_weighted_scores_stay_fractional(rubric):
     """Integer scales constrain parsed replies, not the local judge's probability-weighted mean."""
-    item = item_for(make_record(), "with_context", None)
+    item = item_for(make_record(), "with_context")
     [judgement] = rubric("answer_score").evaluate(DistributionJudge({"yes": 0.5, "Yes": 0.25, "no": 0.25}), [item])
     assert judgement.score == pytest.approx(7.5) and judgement.argmax == 10.0  # 10 x P(yes) = 10 x 0.75
     [judgement] = rubric("likert").evaluate(DistributionJudge({"4": 0.5, "5": 0.5}), [item])
@@ -192,7 +192,7 @@ def test_probability_weighted_scores_stay_fractional(rubric):
 def test_still_unparsable_after_repair_is_missing_with_the_reason(rubric):
     judge = ScriptedJudge(lambda p, s: '{"grade": 11, "reasoning": "too generous"}')
     r = rubric("retrieval_grade")
-    [judgement] = r.evaluate(judge, [item_for(make_record(), "retrieval", None)])
+    [judgement] = r.evaluate(judge, [item_for(make_record(), "retrieval")])
     assert judgement.failed and judgement.score is None
     assert "unparsable after one repair: field 'grade' 11 is outside the scale 1-10" in judgement.missing
     assert len(judge.prompts) == 2
@@ -200,7 +200,7 @@ def test_still_unparsable_after_repair_is_missing_with_the_reason(rubric):
 
 def test_failed_call_is_missing_without_repair(rubric):
     judge = ScriptedJudge(lambda p, s: Reply(error="RateLimitError: 429"))
-    [judgement] = rubric("answer_score").evaluate(judge, [item_for(make_record(), "with_context", None)])
+    [judgement] = rubric("answer_score").evaluate(judge, [item_for(make_record(), "with_context")])
     assert judgement.missing == "judge call failed: RateLimitError: 429"
     assert len(judge.prompts) == 1
 
@@ -230,7 +230,7 @@ def test_unknown_rubric_key_fails_at_compose_time(compose):
 
 def test_questions_without_ground_truth_are_not_applicable(rubric):
     r = rubric("answer_score")
-    item = item_for(make_record(ground_truth=None, expected=None), "with_context", None)
+    item = item_for(make_record(ground_truth=None, expected=None), "with_context")
     assert r.not_applicable(item) == "question has no ground_truth"
 
 
@@ -241,7 +241,7 @@ def test_rubrics_reading_contexts_skip_answers_whose_system_kept_its_contexts_to
 
     record = make_record()
     record.generation.extra[CONTEXTS_UNKNOWN] = True
-    item = item_for(record, "with_context", None)
+    item = item_for(record, "with_context")
     assert item.contexts is None
     for name in ("likert", "claims_faithfulness"):
         assert rubric(name).not_applicable(item) == "the answering system did not report its contexts"
