@@ -23,7 +23,7 @@ from harness.config import register
 from harness.generators.base import Generation
 from harness.judges.base import JudgePrompt
 from harness.judges.items import item_for
-from harness.results import QuestionRecord
+from harness.results.records import QuestionRecord
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL = ["answer_score", "retrieval_grade", "manual_grade", "likert", "claims_faithfulness", "claims_context_recall"]

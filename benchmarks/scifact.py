@@ -22,7 +22,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from hydra import compose, initialize_config_dir  # noqa: E402
 from hydra.utils import instantiate  # noqa: E402
 
-from harness.app import run_from_config  # noqa: E402
+from harness.cli.sweep import run_from_config  # noqa: E402
 from harness.cache import DiskCache, content_key  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

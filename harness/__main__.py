@@ -1,3 +1,3 @@
-from harness.app import cli
+from harness.cli.main import cli
 
 cli()

@@ -1,1 +1,1 @@
-"""LLM judges (``conf/judge/``), the rubrics they apply (``conf/rubric/``) and the judging stage."""
+"""LLM judges (``conf/judge/``): the backends that answer a rubric's prompts."""

@@ -23,7 +23,7 @@ from harness.metrics.bertscore import BERTScorer, Triple
 from harness.metrics.suites import MetricSuite, Scores, mean_by_key
 from harness.metrics.taxonomy import (CATEGORIES, TaxonomyThresholds, badness, check_badness_weights,
                                       classify, worst)
-from harness.results import QuestionRecord
+from harness.results.records import QuestionRecord
 
 BERTSCORE_KEYS = ("model", "num_layers", "idf", "baseline", "batch_size", "device")
 

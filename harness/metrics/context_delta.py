@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from harness.cache import DiskCache
 from harness.metrics.answer import f1, max_over_golds
 from harness.metrics.suites import MetricSuite, Scores
-from harness.results import QuestionRecord
+from harness.results.records import QuestionRecord
 
 CONDITIONS = ("with_context", "no_context")
 # Seed 004's results JSON names the conditions "training" (the model alone) and "pack" (with retrieval).

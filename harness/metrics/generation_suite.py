@@ -6,7 +6,7 @@ import numpy as np
 
 from harness.generators.pricing import PriceTable
 from harness.metrics.suites import MetricSuite, Scores, mean_by_key
-from harness.results import QuestionRecord
+from harness.results.records import QuestionRecord
 
 _TIMINGS = ("ttft_seconds", "latency_seconds")
 

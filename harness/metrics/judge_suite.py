@@ -17,7 +17,7 @@ and ``<column>_missing`` (judgements that failed).
 from __future__ import annotations
 
 from harness.metrics.suites import MetricSuite, Scores
-from harness.results import QuestionRecord
+from harness.results.records import QuestionRecord
 
 
 class JudgeSuite(MetricSuite):

@@ -9,32 +9,9 @@ Example:
     0.6666666666666666
 """
 
-from collections.abc import Callable
-
-Matcher = Callable[[str, str], bool]
+from harness.metrics.matching import MATCHERS, Matcher, exact_match, fuzzy_match  # noqa: F401 (re-exported for callers)
 
 FACT_SCORES = ("first_hit", "sum")
-
-
-def exact_match(fact: str, text: str) -> bool:
-    """Exact substring match."""
-    return fact.lower() in text.lower()
-
-
-def fuzzy_match(fact: str, text: str) -> bool:
-    """Word-level fuzzy match."""
-    text_lower = text.lower()
-    fact_lower = fact.lower()
-    if fact_lower in text_lower:
-        return True
-    # If all words from the fact appear in the text
-    words = fact_lower.split()
-    if len(words) >= 2 and all(w in text_lower for w in words):
-        return True
-    return False
-
-
-MATCHERS: dict[str, Matcher] = {"exact": exact_match, "fuzzy": fuzzy_match}
 
 
 def _check_args(facts: list[str], match: Matcher) -> None:

@@ -1,6 +1,6 @@
 """Metric suites: named groups of per-question metrics and how they aggregate.
 
-A suite scores one :class:`~harness.results.QuestionRecord` at a time; the pipeline namespaces
+A suite scores one :class:`~harness.results.records.QuestionRecord` at a time; the pipeline namespaces
 its keys with the suite's config name (``retrieval/ndcg_at_10``). Per-question values are the
 unit of truth; aggregates are derived from them.
 """
@@ -13,7 +13,7 @@ from typing import Any
 from harness.cache import DiskCache
 from harness.metrics import key_facts as kf
 from harness.metrics import ranking
-from harness.results import QuestionRecord
+from harness.results.records import QuestionRecord
 
 Scores = dict[str, float]
 

@@ -22,7 +22,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from harness import __version__
 from harness.config.resolvers import PROJECT_ROOT
-from harness.routing.report import print_route_summary
+from harness.metrics.routes.report import print_route_summary
 from harness.tracking import sweep
 from harness.tracking.leaderboard import Leaderboard
 from harness.tracking.naming import flatten, redact

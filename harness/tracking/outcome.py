@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.results import RunResult
+from harness.results.records import RunResult
 
 
 @dataclass

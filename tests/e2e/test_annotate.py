@@ -15,7 +15,7 @@ import pytest
 from mlflow.tracking import MlflowClient
 from sklearn.metrics import cohen_kappa_score
 
-from harness.human.cli import main as annotate
+from harness.cli.annotate import main as annotate
 from harness.human.export import ENCODING
 from tests.conftest import PROJECT_ROOT
 from tests.human.conftest import answered_row, fill_sheet

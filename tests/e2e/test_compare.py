@@ -8,7 +8,7 @@ import random
 import pytest
 from mlflow.tracking import MlflowClient
 
-from harness.compare import main as compare
+from harness.cli.compare import main as compare
 
 
 @pytest.fixture

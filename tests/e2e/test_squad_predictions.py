@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from harness.app import run_from_config
+from harness.cli.sweep import run_from_config
 from harness.config.resolvers import PROJECT_ROOT
 
 SQUAD = PROJECT_ROOT / "tests" / "data" / "squad_tiny.json"

@@ -7,10 +7,10 @@ from collections import Counter
 
 import pytest
 
-import harness.generators.answering as answering_module
+import harness.stages.answering as answering_module
 from harness.data.records import Question
-from harness.generators.answering import Answering, allocate
-from harness.results import QuestionRecord
+from harness.stages.answering import Answering, allocate
+from harness.results.records import QuestionRecord
 from tests.generators.test_local_generation import PROMPT, CountingGenerator
 
 

@@ -8,12 +8,12 @@ from harness.cache import DiskCache
 from harness.chunkers.base import Chunk
 from harness.config.resolvers import package_path
 from harness.data.records import Question
-from harness.generators.answering import Answering
+from harness.stages.answering import Answering
 from harness.generators.base import Generation, GenerationRequest, Generator
 from harness.generators.cached import generate_cached
 from harness.generators.local import LocalGenerator, _until_eos
 from harness.generators.prompts import PromptTemplate
-from harness.results import QuestionRecord
+from harness.results.records import QuestionRecord
 
 pytestmark = pytest.mark.slow
 

@@ -12,7 +12,7 @@ from harness.chunkers.base import Chunk
 from harness.data.records import Question
 from harness.generators.base import Generation
 from harness.judges.base import Judge, JudgePrompt, Reply
-from harness.results import QuestionRecord
+from harness.results.records import QuestionRecord
 from tests.conftest import PROJECT_ROOT
 
 RUBRICS = sorted(p.stem for p in (PROJECT_ROOT / "conf" / "rubric").glob("*.yaml"))

@@ -6,7 +6,7 @@ import pytest
 
 from harness.cache import DiskCache
 from harness.judges.base import Reply
-from harness.judges.judging import Judging
+from harness.stages.judging import Judging
 from tests.judges.conftest import ScriptedJudge, make_record
 
 
@@ -196,9 +196,9 @@ def test_only_the_answered_sample_is_judged(compose, tmp_path):
     from hydra.utils import instantiate
 
     from harness.data.questions_jsonl import load_questions_jsonl
-    from harness.generators.answering import Answering
+    from harness.stages.answering import Answering
     from harness.generators.base import Generation, Generator
-    from harness.pipeline import run_pipeline
+    from harness.stages.pipeline import run_pipeline
     from tests.conftest import TINY
 
     class Echo(Generator):

@@ -69,7 +69,7 @@ def test_every_rubric_runs_on_the_local_judge(local_judge, rubric, name):
 
 
 def test_samples_report_a_reproducible_spread(local_judge, rubric):
-    from harness.judges.judging import Judging
+    from harness.stages.judging import Judging
 
     r = rubric("answer_score")
     items = [item_for(make_record(), "with_context")]

@@ -6,8 +6,8 @@ import doctest
 
 import pytest
 
-import harness.judges.parsing
-from harness.judges.parsing import (ParseError, parse_claims, parse_json_object, parse_number, parse_yes_no,
+import harness.judges.rubrics.parsing
+from harness.judges.rubrics.parsing import (ParseError, parse_claims, parse_json_object, parse_number, parse_yes_no,
                                     read_label, read_score, read_text)
 
 
@@ -92,4 +92,4 @@ def test_claims_one_per_marked_line():
 
 
 def test_docstring_examples():
-    assert doctest.testmod(harness.judges.parsing).failed == 0
+    assert doctest.testmod(harness.judges.rubrics.parsing).failed == 0

@@ -14,7 +14,7 @@ from harness.generators.base import Generation
 from harness.metrics.answer_suite import AnswerSuite
 from harness.metrics.bertscore import BERTScorer
 from harness.metrics.taxonomy import CATEGORIES
-from harness.results import QuestionRecord
+from harness.results.records import QuestionRecord
 
 THRESHOLDS = dict(correct_f1=0.8, hallucination_faithfulness=0.5, low_relevance_faithfulness=0.5,
                   incomplete_max_tokens=3, incomplete_f1=0.3, verbose_rouge_l=0.4, verbose_f1=0.5, wrong_f1=0.3)

@@ -12,7 +12,7 @@ from harness.config.resolvers import PROJECT_ROOT
 from harness.data.records import Question
 from harness.generators.base import Generation
 from harness.metrics.context_delta import ContextDeltaSuite
-from harness.results import QuestionRecord
+from harness.results.records import QuestionRecord
 
 
 @pytest.fixture

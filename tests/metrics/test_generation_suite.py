@@ -8,7 +8,7 @@ import pytest
 from harness.data.records import Question
 from harness.generators.base import Generation
 from harness.metrics.generation_suite import GenerationSuite
-from harness.results import QuestionRecord
+from harness.results.records import QuestionRecord
 
 # Seed 003 section 9's table (dollars per 1M tokens).
 PRICES = {"gpt-4o": {"input": 2.5, "output": 10.0}, "gpt-4o-mini": {"input": 0.15, "output": 0.6},

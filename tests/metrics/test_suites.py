@@ -9,7 +9,7 @@ import pytest
 from harness.chunkers.base import Chunk
 from harness.data.records import Question
 from harness.metrics.suites import KeyFactSuite, RetrievalSuite, mean_by_key
-from harness.results import QuestionRecord
+from harness.results.records import QuestionRecord
 
 WEIGHTS = [1.0, 0.9, 0.7, 0.5, 0.3]
 BANDS = [{"max_rank": 1, "weight": 1.0}, {"max_rank": 3, "weight": 0.7}, {"max_rank": 5, "weight": 0.5}]

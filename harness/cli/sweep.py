@@ -1,0 +1,71 @@
+"""The Hydra task: ``harness [overrides]`` runs one job, ``harness -m ...`` a sweep.
+
+The task function only instantiates the configured parts and runs the pipeline; tracking
+happens in :class:`harness.tracking.callback.TrackingCallback`.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from pathlib import Path
+
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from hydra.utils import instantiate
+from omegaconf import DictConfig
+
+from harness.cache import DiskCache
+from harness.config import register
+from harness.config.resolvers import PROJECT_ROOT
+from harness.stages.answering import Answering
+from harness.stages.judging import Judging
+from harness.stages.pipeline import run_pipeline
+from harness.results.records import RunResult
+from harness.tracking.outcome import JobOutcome
+
+log = logging.getLogger("harness")
+register()
+
+
+def run_from_config(cfg: DictConfig) -> RunResult:
+    """Builds every configured part and runs the pipeline (no Hydra runtime needed)."""
+    _seed_everything(cfg.seed)
+    dataset = instantiate(cfg.dataset)
+    chunker = instantiate(cfg.chunker)
+    retriever = instantiate(cfg.retriever)
+    suites = {name: instantiate(suite) for name, suite in cfg.metrics.items()}
+    cache = DiskCache(cfg.cache.dir, enabled=cfg.cache.enabled)
+    generation = cfg.generation
+    answering = Answering(generator=instantiate(cfg.generator), prompt=instantiate(cfg.prompt),
+                          conditions=list(generation.conditions), contexts=generation.contexts,
+                          sample=generation.sample, stratify=generation.stratify,
+                          seed=generation.seed)
+    judging = Judging(judge=instantiate(cfg.judge),
+                      rubrics={name: instantiate(rubric) for name, rubric in cfg.rubrics.items()})
+    return run_pipeline(dataset, chunker, retriever, suites, cache, answering, judging,
+                        router=instantiate(cfg.router))
+
+
+# An absolute path: a relative one resolves differently under `python -m harness` and the console script.
+@hydra.main(version_base="1.3", config_path=str(PROJECT_ROOT / "conf"), config_name="config")
+def main(cfg: DictConfig) -> JobOutcome:
+    """One job. A failure becomes a FAILED outcome (traceback kept) so a sweep goes on."""
+    output_dir = Path(HydraConfig.get().runtime.output_dir)
+    try:
+        result = run_from_config(cfg)
+        result.write(output_dir)
+        return JobOutcome(status="FINISHED", output_dir=output_dir, result=result)
+    except Exception as err:
+        outcome = JobOutcome.from_exception(err, output_dir)
+        output_dir.mkdir(parents=True, exist_ok=True)
+        (output_dir / "traceback.txt").write_text(outcome.error)
+        log.error("job failed: %s (traceback: %s)", outcome.message, output_dir / "traceback.txt")
+        return outcome
+
+
+def _seed_everything(seed: int) -> None:
+    import numpy as np
+
+    random.seed(seed)
+    np.random.seed(seed)

@@ -1,0 +1,1 @@
+"""Rubrics (``conf/rubric/``): render a judge's prompts for an item and read its replies."""

@@ -1,1 +1,0 @@
-"""Routes (seed 001): routers that pick a route per question, and route-aware scoring."""

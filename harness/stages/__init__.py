@@ -1,0 +1,1 @@
+"""The pipeline's stages: retrieval, answering, judging, scoring; no tracking, no Hydra."""

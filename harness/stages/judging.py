@@ -1,0 +1,125 @@
+"""The judging stage: every configured rubric applied to every applicable item, through the cache.
+
+Runs after answering (``harness.stages.pipeline``). Fills ``QuestionRecord.judgements`` with one
+:class:`~harness.judges.judgement.Judgement` per ``"<rubric>/<target>"``. It never raises on a
+judge failure: a failed judgement is recorded as missing with its reason (and not cached, so the
+next run retries it), and the run goes on.
+
+The cache key holds the judge's fingerprint (backend, model, revision or file hash, decoding
+parameters, samples), the rubric's full settings (prompt texts included) and every rendered
+value of the item that reaches the judge. Entries are written atomically
+(:class:`~harness.cache.DiskCache`), so parallel launcher workers can share the cache.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+from harness.cache import DiskCache, content_key
+from harness.judges.base import Judge
+from harness.judges.items import JudgeItem, item_for
+from harness.judges.judgement import Judgement, combine_samples
+from harness.judges.rubrics.base import Rubric
+
+log = logging.getLogger(__name__)
+NAMESPACE = "judgements"
+# Part of every cache key: bump it when Judgement's fields change, so old pickles are not reused.
+JUDGEMENT_FORMAT = 1
+
+
+@dataclass
+class Judging:
+    """Args:
+        judge: the configured judge.
+        rubrics: rubric name -> rubric (``conf/rubric/``).
+    """
+
+    judge: Judge
+    rubrics: dict[str, Rubric]
+
+    def __post_init__(self) -> None:
+        owners: dict[str, str] = {}
+        for name, rubric in self.rubrics.items():
+            for target in rubric.applies_to:
+                for column in rubric.columns(target):
+                    if column in owners:
+                        raise ValueError(f"rubrics {owners[column]} and {name} both fill the column "
+                                         f"judge/{column}; give one of them another 'column'")
+                    owners[column] = name
+
+    def run(self, records: list, cache: DiskCache) -> dict[str, float]:
+        """Judges the records in place; returns the run's judge figures (``judge/cache_hits``...)."""
+        counts: Counter[str] = Counter()
+        fingerprint: dict | None = None  # computed on first use: it may hash a model file
+        start = time.perf_counter()
+        for name, rubric in self.rubrics.items():
+            for target in rubric.applies_to:
+                pending: list[tuple[object, JudgeItem, str]] = []
+                for record in records:
+                    item = item_for(record, target)
+                    if item is None:
+                        continue
+                    if item.missing is None and rubric.not_applicable(item):
+                        counts["not_applicable"] += 1
+                        continue
+                    if item.missing is not None:
+                        self._store(record, name, rubric, item, Judgement.missing_because(item.missing))
+                        continue
+                    fingerprint = fingerprint or self.judge.fingerprint()
+                    key = content_key(NAMESPACE, JUDGEMENT_FORMAT, fingerprint, rubric.fingerprint(),
+                                      rubric.cache_payload(item))
+                    found = cache.get(NAMESPACE, key) if self.judge.cache == "on" else None
+                    if isinstance(found, Judgement):
+                        found.cached = True
+                        counts["cache_hits"] += 1
+                        self._store(record, name, rubric, item, found)
+                    else:
+                        counts["cache_misses"] += 1
+                        pending.append((record, item, key))
+                if not pending:
+                    continue
+                log.info("judging %d items with rubric %s (%s) on %s", len(pending), name, target,
+                         self.judge.describe())
+                for (record, item, key), judgement in zip(pending, self._evaluate(name, rubric, [p[1] for p in pending])):
+                    if not judgement.failed and self.judge.cache != "off":
+                        cache.put(NAMESPACE, key, judgement)
+                    self._store(record, name, rubric, item, judgement)
+                counts["judged"] += len(pending)
+        seconds = time.perf_counter() - start
+        for record in records:
+            counts["missing"] += sum(j.failed for j in getattr(record, "judgements", {}).values())
+        figures = {f"judge/{key}": float(counts[key]) for key in ("cache_hits", "cache_misses", "judged", "missing",
+                                                                  "not_applicable")}
+        if counts["judged"]:
+            figures["judge/seconds_per_judged_item"] = seconds / counts["judged"]
+        log.info("judge: %d judged, %d from the cache, %d missing (%.1f s)", counts["judged"], counts["cache_hits"],
+                 counts["missing"], seconds)
+        return figures
+
+    def _evaluate(self, name: str, rubric: Rubric, items: list[JudgeItem]) -> list[Judgement]:
+        """Every sample of every item; an unexpected error makes the batch missing, never the run fail."""
+        per_sample: list[list[Judgement]] = []
+        for sample in range(self.judge.samples):
+            try:
+                judgements = rubric.evaluate(self.judge, items, sample)
+                if len(judgements) != len(items):
+                    raise RuntimeError(f"rubric returned {len(judgements)} judgements for {len(items)} items")
+            except Exception as err:
+                log.exception("rubric %s failed on %d items; they are recorded as missing", name, len(items))
+                judgements = [Judgement.missing_because(f"judge error: {type(err).__name__}: {err}") for _ in items]
+            per_sample.append(judgements)
+        judge = self.judge.describe()
+        combined = []
+        for index in range(len(items)):
+            judgement = combine_samples([samples[index] for samples in per_sample])
+            judgement.detail["judge"] = judge
+            combined.append(judgement)
+        return combined
+
+    @staticmethod
+    def _store(record, name: str, rubric: Rubric, item: JudgeItem, judgement: Judgement) -> None:
+        judgement.values = rubric.values(judgement, item)
+        record.judgements[f"{name}/{item.target}"] = judgement

@@ -1,0 +1,87 @@
+"""The retrieval pipeline: chunk, index, search, score. No tracking, no Hydra."""
+
+from __future__ import annotations
+
+import logging
+import time
+from contextlib import contextmanager
+
+from harness.cache import DiskCache, content_key
+from harness.chunkers.base import Chunker
+from harness.data.records import Dataset
+from harness.stages.answering import Answering
+from harness.stages.judging import Judging
+from harness.metrics.suites import MetricSuite
+from harness.results.records import QuestionRecord, RunResult
+from harness.retrievers.base import Retriever
+from harness.routers.base import Router
+
+log = logging.getLogger(__name__)
+
+
+def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
+                 suites: dict[str, MetricSuite], cache: DiskCache, answering: Answering | None = None,
+                 judging: Judging | None = None, router: Router | None = None) -> RunResult:
+    """Runs every question through the pipeline and scores it with every suite."""
+    timings: dict[str, float] = {}
+    with _timed(timings, "chunk"):
+        documents_key = content_key([(d.id, d.title, d.text) for d in dataset.documents])
+        chunks = cache.get_or_compute("chunks", content_key(documents_key, chunker.fingerprint()),
+                                      lambda: chunker.chunk(dataset.documents))
+    if not chunks:
+        raise ValueError(f"chunker produced no chunks from dataset '{dataset.name}'")
+    log.info("%d documents -> %d chunks", len(dataset.documents), len(chunks))
+    with _timed(timings, "index"):
+        retriever.index(chunks, content_key([(c.id, c.title, c.text) for c in chunks]), cache)
+    with _timed(timings, "search"):
+        results = retriever.search([q.text for q in dataset.questions])
+
+    records = [QuestionRecord(question=question, chunks=[chunks[i] for i, _ in hits],
+                              scores=[score for _, score in hits], top_k=retriever.top_k)
+               for question, hits in zip(dataset.questions, results)]
+    if answering is not None and answering.generator.enabled:
+        with _timed(timings, "generate"):
+            answering.answer(records, cache)
+    if router is not None:  # after answering: a predictions file brings the route with the answer
+        with _timed(timings, "route"):
+            for record, route in zip(records, router.route(records, cache), strict=True):
+                record.predicted_route = route
+    judge_figures: dict[str, float] = {}
+    if judging is not None and judging.judge.enabled:
+        # The questions that got answers (generation.sample) are the ones judged, retrieval rubrics included.
+        judged = answering.selected(records) if answering is not None and answering.generator.enabled else records
+        with _timed(timings, "judge"):
+            judge_figures = judging.run(judged, cache)
+
+    rows, per_suite = [], {name: [] for name in suites}
+    with _timed(timings, "score"):
+        for suite in suites.values():
+            suite.prepare(records, cache)
+        for record in records:
+            metrics = {}
+            for name, suite in suites.items():
+                values = suite.score(record)
+                per_suite[name].append(values)
+                metrics.update({f"{name}/{key}": value for key, value in values.items()})
+            rows.append(record.row(metrics))
+    aggregates = {f"{name}/{key}": value for name, suite in suites.items()
+                  for key, value in suite.aggregate(per_suite[name]).items()}
+    aggregates.update(judge_figures)  # judge/cache_hits, judge/cache_misses, ...
+    artifacts = {filename: text for name, suite in suites.items()
+                 for filename, text in suite.artifacts(records, per_suite[name]).items()}
+    info = {
+        "questions": len(dataset.questions),
+        "documents": len(dataset.documents),
+        "chunks": len(chunks),
+        "seconds": timings,
+        "cache": dict(cache.stats),
+    }
+    return RunResult(dataset=dataset.name, dataset_sha256=dataset.sha256, rows=rows,
+                     metrics=aggregates, info=info, artifacts=artifacts)
+
+
+@contextmanager
+def _timed(timings: dict[str, float], stage: str):
+    start = time.perf_counter()
+    yield
+    timings[stage] = round(time.perf_counter() - start, 4)
