@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.data.validation import ProblemList, require_file
-from harness.human.export import ANNOTATOR, COMMENT, ENCODING, ID, NOTES
+from harness.human.export import ANNOTATOR, COMMENT, ID, NOTES, READ_ENCODING
 from harness.human.settings import Dimension
 from harness.human.table import RunTable
 
@@ -72,7 +72,7 @@ class Annotations:
 
 def _records(path: Path):
     """Yields (first line of the record, cells) for every CSV record of a file."""
-    with path.open(encoding=ENCODING, newline="") as handle:
+    with path.open(encoding=READ_ENCODING, newline="") as handle:
         reader = csv.reader(handle)
         start = 1
         for cells in reader:

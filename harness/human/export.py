@@ -10,8 +10,10 @@ then a header row, then one row per sampled answer::
     question_id,question,gold_answer,answer,contexts,relevance,...,annotator,notes
 
 The error category and the metrics are left out on purpose: annotators who saw them would be
-anchored by them. The file is UTF-8 with a byte-order mark so spreadsheet programs detect the
-encoding.
+anchored by them. The file is plain UTF-8 and the comment rows are written unquoted, so that
+``pandas.read_csv(path, comment="#")`` reads the table as it is (a byte-order mark or a quoted
+``"# ..."`` row would defeat its comment handling); sheets saved back with a byte-order mark by a
+spreadsheet program still read (:data:`READ_ENCODING`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ from harness.human.settings import Dimension
 COMMENT = "#"
 ID, ANNOTATOR, NOTES = "question_id", "annotator", "notes"
 SHOWN = (ID, "question", "gold_answer", "answer", "contexts")
-ENCODING = "utf-8-sig"
+ENCODING = "utf-8"
+# Spreadsheet programs may save the sheet back with a byte-order mark; reading strips it if present.
+READ_ENCODING = "utf-8-sig"
 # Excel's documented maximum characters in one cell; a longer cell would be cut silently on open.
 CELL_LIMIT = 32767
 TRUNCATED = " [... truncated]"
@@ -85,9 +89,9 @@ def write_sheet(path: Path, sample: Sample, dimensions: dict[str, Dimension], he
     path.parent.mkdir(parents=True, exist_ok=True)
     staging = path.with_name(path.name + ".tmp")
     with staging.open("w", encoding=ENCODING, newline="") as handle:
+        for line in instructions(dimensions, header):  # unquoted: one physical line each
+            handle.write(" ".join(line.split()) + "\r\n")
         writer = csv.writer(handle)
-        for line in instructions(dimensions, header):
-            writer.writerow([line])
         writer.writerow([*SHOWN, *dimensions, ANNOTATOR, NOTES])
         for row in rows:
             shown = [row["question_id"], row.get("question", ""), render_gold(row), row.get("answer", ""),

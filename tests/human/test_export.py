@@ -19,11 +19,11 @@ def read(path):
 def test_sheet_layout(settings, tmp_path):
     rows = [answered_row(f"q{i}", answer=f"answer, with comma\nand a second line {i}") for i in range(6)]
     path = write_sheet(tmp_path / "sheet.csv", Sample(rows, "random", 3), settings.dimensions, "# header", shuffle=True)
-    assert path.read_bytes().startswith(b"\xef\xbb\xbf")  # BOM: spreadsheets detect UTF-8
+    assert path.read_bytes().startswith(b"# ")  # no byte-order mark, comment rows unquoted (pandas reads it)
     records = read(path)
     comments = [r for r in records if r[0].startswith("#")]
-    assert all(len(r) == 1 for r in comments)
-    text = "\n".join(r[0] for r in comments)
+    # Comment rows are unquoted lines (pandas' comment handling needs it): a comma splits them into cells.
+    text = "\n".join(",".join(r) for r in comments)
     assert "relevance (1-5): Does the answer address the query?" in text
     assert "1 = Completely irrelevant — answer does not address the query at all" in text
     assert "verdict (FAIL/PARTIAL/PASS)" in text and "10 = Perfect" in text
@@ -67,3 +67,17 @@ def test_an_oversized_cell_is_cut_to_the_spreadsheet_limit(settings, tmp_path):
     path = write_sheet(tmp_path / "s.csv", Sample([row], "random", 0), settings.dimensions, "# h", False)
     contexts = [r for r in read(path) if r[0] == "q1"][0][4]
     assert len(contexts) == CELL_LIMIT and contexts.endswith("[... truncated]")
+
+
+def test_sheet_round_trips_through_pandas(settings, tmp_path):
+    """``pandas.read_csv(comment="#")`` reads the table as our reader does, '#' inside cells included."""
+    import pandas as pd
+
+    rows = [answered_row(f"q{i}", answer=f"# heading, comma\nline {i}") for i in range(4)]
+    path = write_sheet(tmp_path / "sheet.csv", Sample(rows, "random", 0), settings.dimensions,
+                       "# header, with a comma", shuffle=False)
+    frame = pd.read_csv(path, comment="#", dtype=str, keep_default_na=False)
+    records = [r for r in read(path) if not r[0].startswith("#")]
+    assert list(frame.columns) == records[0]
+    assert frame.values.tolist() == records[1:]
+    assert frame["answer"].tolist() == [r["answer"] for r in rows]
