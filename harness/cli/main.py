@@ -5,18 +5,20 @@ from __future__ import annotations
 import importlib
 import sys
 
-# Subcommand -> module whose ``main(argv) -> int`` runs it. Imported on use: start-up stays light.
-SUBCOMMANDS = {
-    "compare": "harness.cli.compare",
-    "annotate": "harness.cli.annotate",
-}
+from harness.subcommands import SUBCOMMANDS
 
 
 def cli() -> None:
     """Runs a subcommand, or Hydra's run/sweep; exits non-zero if any job failed."""
     command = sys.argv[1] if len(sys.argv) > 1 else None
+    if command in ("--version", "-V"):
+        from harness import __version__
+
+        print(f"harness {__version__}")
+        return
     if command in SUBCOMMANDS:
-        sys.exit(importlib.import_module(SUBCOMMANDS[command]).main(sys.argv[2:]))
+        # Imported on use: start-up stays light.
+        sys.exit(importlib.import_module(SUBCOMMANDS[command][0]).main(sys.argv[2:]))
     from harness.cli.sweep import main
     from harness.tracking.callback import FAILED_JOBS
 

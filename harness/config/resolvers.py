@@ -44,7 +44,38 @@ def price_row(model: str, table) -> str | None:
     return model if model in table else None
 
 
+def harness_version() -> str:
+    from harness import __version__
+
+    return __version__
+
+
+def harness_groups() -> str:
+    """The user-facing config groups and their options, one line each (for ``harness --help``).
+
+    Read from ``conf/`` (a group is a folder of YAML options; nested folders such as
+    ``routes/shared`` hold fragments, not options, and are left out).
+    """
+    conf = PROJECT_ROOT / "conf"
+    lines = []
+    for folder in sorted(p for p in conf.iterdir() if p.is_dir() and p.name != "hydra"):
+        options = sorted(f.stem for f in folder.glob("*.yaml"))
+        if options:
+            lines.append(f"  {folder.name:<11} {', '.join(options)}")
+    return "\n".join(lines)
+
+
+def harness_subcommands() -> str:
+    """The subcommands with their one-line summaries (for ``harness --help``)."""
+    from harness.subcommands import SUBCOMMANDS
+
+    return "\n".join(f"  {name:<11} {summary}" for name, (_, summary) in SUBCOMMANDS.items())
+
+
 def register_resolvers() -> None:
-    for name, fn in {"package_path": package_path, "project_path": project_path, "price_row": price_row}.items():
+    resolvers = {"package_path": package_path, "project_path": project_path, "price_row": price_row,
+                 "harness_version": harness_version, "harness_groups": harness_groups,
+                 "harness_subcommands": harness_subcommands}
+    for name, fn in resolvers.items():
         if not OmegaConf.has_resolver(name):
             OmegaConf.register_new_resolver(name, fn, use_cache=True)

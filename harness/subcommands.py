@@ -1,0 +1,11 @@
+"""The ``harness`` subcommands: name -> (module whose ``main(argv) -> int`` runs it, one-line summary).
+
+Read by the console script (:mod:`harness.cli.main`) and by ``harness --help``.
+"""
+
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "compare": ("harness.cli.compare",
+                "paired significance report for runs already logged (champion vs challengers)"),
+    "annotate": ("harness.cli.annotate",
+                 "export annotation sheets of a run, import them: kappa, correlations, judge calibration"),
+}
