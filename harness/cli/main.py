@@ -1,4 +1,4 @@
-"""The ``harness`` console script: a subcommand (``compare``, ``annotate``) or a Hydra run/sweep."""
+"""The ``harness`` console script: a subcommand (``compare``, ``annotate``, ``meta-eval``) or a Hydra run/sweep."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import sys
 SUBCOMMANDS = {
     "compare": "harness.cli.compare",
     "annotate": "harness.cli.annotate",
+    "meta-eval": "harness.cli.meta_eval",
 }
 
 
