@@ -8,4 +8,6 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
                 "paired significance report for runs already logged (champion vs challengers)"),
     "annotate": ("harness.cli.annotate",
                  "export annotation sheets of a run, import them: kappa, correlations, judge calibration"),
+    "meta-eval": ("harness.cli.meta_eval",
+                  "how far every metric and judge column of a run agrees with human labels"),
 }

@@ -1,5 +1,6 @@
 """Configuration: structured-config schemas (ConfigStore) and OmegaConf resolvers."""
 
+from harness.config.meta_eval_schema import register_meta_eval_schemas
 from harness.config.resolvers import register_resolvers
 from harness.config.schemas import register_schemas
 
@@ -8,3 +9,4 @@ def register() -> None:
     """Registers schemas and resolvers; safe to call more than once."""
     register_resolvers()
     register_schemas()
+    register_meta_eval_schemas()

@@ -275,6 +275,14 @@ class InterpretationBand:
 
 
 @dataclass
+class ContextDeltaSignificanceSchema:
+    resamples: int = MISSING
+    confidence: float = MISSING
+    seed: int = 0
+    min_pairs: int = MISSING
+
+
+@dataclass
 class ContextDeltaSuiteSchema:
     _target_: str = MISSING
     threshold: float = MISSING
@@ -282,6 +290,7 @@ class ContextDeltaSuiteSchema:
     # The rubric whose judgements of both conditions replace the F1 proxy when present (null: proxy only).
     judge_rubric: Optional[str] = None
     pack_name: str = "run"
+    significance: Optional[ContextDeltaSignificanceSchema] = None
 
 
 # --- judge / rubric ------------------------------------------------------------------------
@@ -485,6 +494,7 @@ class HarnessSchema:
     models: ModelsSchema = field(default_factory=ModelsSchema)
     report: ReportSchema = field(default_factory=ReportSchema)
     human: Any = None
+    meta_eval: Any = None
     routes: Any = MISSING
     router: Any = MISSING
 

@@ -27,7 +27,8 @@ class Generation:
 
     A failed question keeps ``text=""`` and ``error`` set: it is recorded, never silently scored.
     ``contexts``/``route`` are filled only by generators that bring their own retrieval
-    (the ``predictions`` generator).
+    (the ``predictions`` generator), ``metrics`` only by a predictions file that carries the
+    system's own scores of the answer (name -> number).
     """
 
     text: str
@@ -38,6 +39,7 @@ class Generation:
     error: str | None = None
     contexts: list[str] | None = None
     route: str | None = None
+    metrics: dict[str, float] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -6,9 +6,12 @@ Two formats, told apart by content:
 
       {"question_id": "q1", "answer": "3600 seconds", "contexts": ["Tokens expire after..."],
        "route": "rag_docs", "latency_seconds": 1.2, "ttft_seconds": 0.3,
-       "input_tokens": 812, "output_tokens": 9}
+       "input_tokens": 812, "output_tokens": 9, "metrics": {"unieval": 0.91}}
 
   ``question_id`` and ``answer`` (a string, may be empty) are required, the rest optional.
+  ``metrics`` holds scores the system's own evaluators gave the answer (name -> number); they
+  become the per-question columns ``external/<name>`` (the ``external`` metric suite), so that
+  ``harness meta-eval`` can measure any scorer a user already has against human labels.
 * a SQuAD-style predictions object ``{"q1": "3600 seconds", ...}``.
 
 A predictions file holds the system's answers WITH its own retrieval, so it answers only the
@@ -22,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +38,7 @@ log = logging.getLogger(__name__)
 ON_MISSING = ("error", "skip")
 NUMBER_FIELDS = ("latency_seconds", "ttft_seconds")
 COUNT_FIELDS = ("input_tokens", "output_tokens")
-KNOWN_FIELDS = {"question_id", "answer", "contexts", "route", *NUMBER_FIELDS, *COUNT_FIELDS}
+KNOWN_FIELDS = {"question_id", "answer", "contexts", "route", "metrics", *NUMBER_FIELDS, *COUNT_FIELDS}
 SKIPPED = "skipped: no prediction for this question"
 NO_CONTEXT = "predictions file has no no-context answers"
 
@@ -92,6 +96,7 @@ class PredictionsGenerator(Generator):
             latency_seconds=record.get("latency_seconds"),
             contexts=list(contexts) if contexts is not None else None,
             route=record.get("route"),
+            metrics=dict(record["metrics"]) if "metrics" in record else None,
             # The system retrieved for itself but did not say what: nothing can be checked against
             # its contexts (the harness's own retrieval is another system's).
             extra={} if contexts is not None else {CONTEXTS_UNKNOWN: True},
@@ -171,6 +176,7 @@ def _parse_record(record: dict, path: Path, line: int, problems: ProblemList) ->
                 problems.add(path, line, f"field 'contexts[{index}]' must be str, got {type(context).__name__}")
         parsed["contexts"] = contexts
     parsed["route"] = field_value(record, "route", str, path, line, problems, required=False)
+    parsed["metrics"] = _metrics(record, path, line, problems)
     for name, kind in [(n, (int, float)) for n in NUMBER_FIELDS] + [(n, int) for n in COUNT_FIELDS]:
         value = field_value(record, name, kind, path, line, problems, required=False)
         if value is not None and value < 0:
@@ -179,3 +185,19 @@ def _parse_record(record: dict, path: Path, line: int, problems: ProblemList) ->
     if len(problems.problems) > before:
         return None
     return {key: value for key, value in parsed.items() if value is not None or key == "question_id"}
+
+
+def _metrics(record: dict, path: Path, line: int, problems: ProblemList) -> dict[str, float] | None:
+    """The line's ``metrics`` object as ``{name: float}``; a non-numeric value is a problem."""
+    metrics = field_value(record, "metrics", dict, path, line, problems, required=False)
+    if metrics is None:
+        return None
+    parsed = {}
+    for name, value in metrics.items():
+        if not name or "/" in name:
+            problems.add(path, line, f"field 'metrics': name {name!r} must be non-empty and hold no '/'")
+        elif isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            problems.add(path, line, f"field 'metrics.{name}' must be a finite number, got {value!r}")
+        else:
+            parsed[name] = float(value)
+    return parsed

@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 
 from harness.cache import DiskCache
 from harness.metrics.answer import f1, max_over_golds
+from harness.metrics.context_significance import Significance, SignificanceSettings, paired_significance
 from harness.metrics.suites import MetricSuite, Scores
 from harness.results.records import QuestionRecord
 
@@ -34,16 +35,22 @@ class ContextDeltaSuite(MetricSuite):
         judge_rubric: the rubric name whose ``<name>/with_context`` and ``<name>/no_context``
             judgements score the conditions; null always uses the proxy.
         pack_name: the key of this run in the results JSON's ``per_pack`` (the dataset's name).
+        significance: ``{resamples, confidence, seed, min_pairs}`` of the paired tests on the
+            delta (McNemar, Wilcoxon, bootstrap CI; :mod:`harness.metrics.context_significance`);
+            null runs none.
     """
 
     def __init__(self, threshold: float, bands: list, judge_rubric: str | None = None,
-                 pack_name: str = "run") -> None:
+                 pack_name: str = "run", significance: dict | None = None) -> None:
         self.threshold = float(threshold)
         self.bands = sorted(((float(b["min_delta_pp"]) if b["min_delta_pp"] is not None else float("-inf"),
                               bool(b.get("exclusive", False)), str(b["label"])) for b in bands),
                             key=lambda band: (band[0], not band[1]), reverse=True)
         self.judge_rubric = judge_rubric
         self.pack_name = pack_name
+        self.significance = None if significance is None else SignificanceSettings(
+            resamples=int(significance["resamples"]), confidence=float(significance["confidence"]),
+            seed=int(significance["seed"]), min_pairs=int(significance["min_pairs"]))
         self._judged: bool | None = None  # decided for the whole run by prepare()
 
     def _keys(self) -> dict[str, str]:
@@ -113,7 +120,20 @@ class ContextDeltaSuite(MetricSuite):
             aggregates["unpaired"] = float(asked_rows - len(counted))
         if counted and len(asked) == len(CONDITIONS):
             aggregates["delta_pp"] = aggregates["accuracy_with_context"] - aggregates["accuracy_no_context"]
+            tests = self.tests(rows)
+            if tests is not None:
+                aggregates.update(tests.metrics())
         return aggregates
+
+    def tests(self, rows: list[Scores]) -> Significance | None:
+        """The paired tests on the questions scored under both conditions (None when turned off)."""
+        if self.significance is None:
+            return None
+        _, counted = self._scored_rows(rows)
+        column = {key: [rows[i][key] for i in counted] for key in
+                  ("score_with_context", "score_no_context", "accurate_with_context", "accurate_no_context")}
+        return paired_significance(column["score_with_context"], column["score_no_context"],
+                                   column["accurate_with_context"], column["accurate_no_context"], self.significance)
 
     def interpret(self, delta_pp: float) -> str:
         return next(label for minimum, exclusive, label in self.bands
@@ -142,4 +162,7 @@ class ContextDeltaSuite(MetricSuite):
             "threshold": self.threshold,
             "missing": {c: int(summary[f"missing_{c}"]) for c in CONDITIONS},
         }
+        tests = self.tests(rows)
+        if tests is not None:
+            report["significance"] = tests.json(self.significance.confidence, self.significance.resamples)
         return {"context_delta.json": json.dumps(report, indent=2)}

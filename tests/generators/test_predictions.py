@@ -181,3 +181,27 @@ def test_a_prediction_without_contexts_is_marked_contexts_unknown(tmp_path):
     a, b = generator.generate([GenerationRequest("a", ()), GenerationRequest("b", ())])
     assert a.contexts_unknown and a.contexts is None
     assert not b.contexts_unknown and b.contexts == ["c"]
+
+
+def test_metrics_ride_on_the_generation(tmp_path):
+    path = write_jsonl(tmp_path / "preds.jsonl", [{**FULL, "metrics": {"unieval": 0.75, "count": 3}},
+                                                  {"question_id": "q2", "answer": "x"}])
+    first, second = PredictionsGenerator(str(path)).generate([request("q1"), request("q2")])
+    assert first.metrics == {"unieval": 0.75, "count": 3.0}
+    assert second.metrics is None
+
+
+def test_non_numeric_metrics_are_refused_with_file_and_line(tmp_path):
+    path = write_jsonl(tmp_path / "preds.jsonl", [
+        {"question_id": "q1", "answer": "a", "metrics": {"unieval": "high"}},
+        {"question_id": "q2", "answer": "a", "metrics": {"flag": True, "nan": float("nan")}},
+        {"question_id": "q3", "answer": "a", "metrics": [0.5]},
+        {"question_id": "q4", "answer": "a", "metrics": {"a/b": 1}},
+        {"question_id": "q5", "answer": "a", "metrics": {"ok": 1}}])
+    message = load_error(path)
+    assert f"{path}:1: field 'metrics.unieval' must be a finite number, got 'high'" in message
+    assert f"{path}:2: field 'metrics.flag' must be a finite number, got True" in message
+    assert f"{path}:2: field 'metrics.nan' must be a finite number, got nan" in message
+    assert f"{path}:3: field 'metrics' must be dict, got list" in message
+    assert f"{path}:4: field 'metrics': name 'a/b' must be non-empty and hold no '/'" in message
+    assert ":5:" not in message

@@ -1,0 +1,1 @@
+"""Meta-evaluation: how far each metric and judge column of a run agrees with human labels."""
