@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness.cli.meta_eval import main
-from harness.cli.main import SUBCOMMANDS
+from harness.subcommands import SUBCOMMANDS
 from tests.metaeval.conftest import labels_file, run_folder
 
 
@@ -25,7 +25,7 @@ def test_logs_a_meta_eval_run_to_mlflow(tmp_path, capsys, monkeypatch):
 
 
 def test_no_tracking_prints_and_errors_exit_2(tmp_path, capsys):
-    assert SUBCOMMANDS["meta-eval"] == "harness.cli.meta_eval"
+    assert SUBCOMMANDS["meta-eval"][0] == "harness.cli.meta_eval"
     run = run_folder(tmp_path, "run", {"m/x": [1, 2, 3]})
     labels = labels_file(tmp_path / "labels.jsonl", "quality", {"a1": [1, 2, 9]})
     assert main([str(run), "--labels", str(labels), "--no-tracking", "--scale", "1", "5"]) == 2
