@@ -145,24 +145,35 @@ def _csv(rows: list[dict[str, Any]]) -> str:
     return buffer.getvalue()
 
 
-def print_report(report: StatsReport) -> None:
-    from rich.console import Console
+def print_report(report: StatsReport, console=None) -> None:
+    """The comparison table and verdicts, as wide as the console; run names shortened to what
+    differs between the runs."""
+    from rich import box
     from rich.table import Table
 
-    console = Console(width=160)
-    table = Table(title=f"Paired comparison with the champion: {report.champion} "
-                        f"(p corrected: {report.result.correction})")
+    from harness.console import console as default_console
+    from harness.console import escape, short_names
+
+    console = console or default_console()
+    short, _, keys = short_names([report.champion, *(c.name for c in report.result.challengers)])
+    label = f" ({', '.join(keys)})" if keys else ""
+    table = Table(title=escape(f"Paired comparison with the champion{label}: {short[report.champion]} "
+                               f"(p corrected: {report.result.correction})"), box=box.SIMPLE_HEAD)
     for column in ("challenger", "metric", "mean diff", "95% CI", "d", "p", "p corr.", "n (missing)"):
-        table.add_column(column, overflow="fold")
+        numeric = column not in ("challenger", "metric")
+        table.add_column(column, overflow="fold", justify="right" if numeric else "left",
+                         no_wrap=column in ("95% CI", "metric"))
     for challenger in report.result.challengers:
         for c in challenger.metrics:
             ci = "-" if c.ci_low is None else f"[{c.ci_low:+.4f}, {c.ci_high:+.4f}]"
-            table.add_row(challenger.name, c.spec.name, _num(c.mean_difference, "+.4f"), ci, _num(c.cohens_d, ".2f"),
-                          _num(c.p_value, ".3g") if c.p_value is not None else (c.reason or "-"),
+            table.add_row(escape(short[challenger.name]), escape(c.spec.name), _num(c.mean_difference, "+.4f"),
+                          escape(ci), _num(c.cohens_d, ".2f"),
+                          _num(c.p_value, ".3g") if c.p_value is not None else escape(c.reason or "-"),
                           _num(c.p_corrected, ".3g"), f"{c.n} ({c.missing})")
     console.print(table)
     for challenger in report.result.challengers:
-        console.print(f"[bold]{challenger.name}[/bold]: winner {challenger.verdict.winner} - {challenger.verdict.reason}")
+        console.print(f"[bold]{escape(short[challenger.name])}[/bold]: winner {challenger.verdict.winner} - "
+                      f"{escape(challenger.verdict.reason)}")
 
 
 def _num(value: float | None, spec: str) -> str:

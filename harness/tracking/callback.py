@@ -93,6 +93,7 @@ class TrackingCallback(Callback):
             if outcome.failed:
                 FAILED_JOBS.append(info.name)
             _report([summary], config, tracker, title=f"{config.experiment_name}: {info.name}")
+            _print_where(tracker)
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         sweep_dir = Path(config.hydra.sweep.dir)
@@ -111,6 +112,7 @@ class TrackingCallback(Callback):
             if summary["status"] != "FINISHED":
                 print(f"FAILED {summary['name']}: {summary.get('error')}")
         print(f"Leaderboard: {sweep_dir / 'leaderboard.csv'}")
+        _print_where(tracker)
 
 
 def _check_dataset(config: DictConfig, what: str):
@@ -140,10 +142,14 @@ def _report(summaries: list[dict], config: DictConfig, tracker, title: str) -> L
     board = Leaderboard.from_summaries(summaries, list(config.report.headline))
     board.print(title)
     print_route_summary(summaries, title)
+    return board
+
+
+def _print_where(tracker) -> None:
+    """The last line a run prints: the exact command that opens its results."""
     where = tracker.where()
     if where:
         print(f"Open the results: {where}")
-    return board
 
 
 def _outcome(job_return: JobReturn, output_dir: Path) -> JobOutcome:

@@ -45,19 +45,51 @@ class Leaderboard:
         lines += ["| " + " | ".join(_cell(row.get(c)) for c in self.columns) + " |" for row in self.rows]
         return "\n".join(lines) + "\n"
 
-    def print(self, title: str) -> None:
-        from rich.console import Console
+    def print(self, title: str, console=None) -> None:
+        """The table on the console (its width; 120 in a log), run names shortened to what differs
+        between the jobs (the full names stay in the CSV and MLflow). Numbers are never cut: metric
+        columns that do not fit go to a second table that repeats the job and run columns."""
+        from rich import box
         from rich.table import Table
 
-        table = Table(title=title)
-        for column in self.columns:
-            if column == "run":
-                table.add_column(column, overflow="fold", min_width=32)
-            else:
-                table.add_column(column, justify="left" if column == "status" else "right")
-        for row in self.rows:
-            table.add_row(*(_cell(row.get(c)) for c in self.columns))
-        Console(width=max(120, 50 + 16 * len(self.columns))).print(table)
+        from harness.console import column_groups, escape, metric_header, short_names, text_width
+        from harness.console import console as default_console
+
+        console = console or default_console()
+        short, common, keys = short_names([row["run"] for row in self.rows])
+        if common:
+            title = f"{title}, all with {','.join(common)}"
+        # The status column only when some job failed.
+        fixed_columns = [c for c in self.columns if c in ("job", "run")
+                         or (c == "status" and any(row.get(c) != "FINISHED" for row in self.rows))]
+        metrics = [c for c in self.columns if c not in ("job", "run", "status")]
+        cells = {c: [_cell(row.get(c)) for row in self.rows] for c in self.columns}
+        cells["run"] = [short.get(row["run"], row["run"]) for row in self.rows]
+        headers = {c: metric_header(c) for c in self.columns}
+        headers["run"] = f"run: {', '.join(keys)}" if keys else "run"
+        # A column's width: its widest cell, or its header's widest line up to _HEADER_WIDTH (longer ones fold).
+        widths = {c: max(max(map(text_width, cells[c]), default=1), min(text_width(headers[c]), _HEADER_WIDTH))
+                  for c in self.columns}
+        widths["run"] = min(widths["run"], _RUN_WIDTH)
+        groups = column_groups(1 + sum(widths[c] + _BORDER for c in fixed_columns),
+                               [widths[c] + _BORDER for c in metrics], console.width)
+        for part, group in enumerate(groups, 1):
+            label = title if len(groups) == 1 else f"{title} ({part}/{len(groups)})"
+            table = Table(title=escape(label), box=box.SIMPLE_HEAD)
+            chosen = fixed_columns + [metrics[i] for i in group]
+            for column in chosen:
+                right = column not in ("run", "status")
+                table.add_column(escape(headers[column]), width=widths[column], overflow="fold",
+                                 justify="right" if right else "left")
+            for index in range(len(self.rows)):
+                table.add_row(*(escape(cells[c][index]) for c in chosen))
+            console.print(table)
+
+
+# Widest header line kept whole, widest run column (names fold), a column's padding and border.
+_HEADER_WIDTH = 10
+_RUN_WIDTH = 36
+_BORDER = 3
 
 
 def _cell(value: Any) -> str:

@@ -56,7 +56,8 @@ def test_two_by_two_sweep_logs_parent_children_metrics_and_artifacts(tmp_path):
     assert parent.data.tags["harness.sweep_dir"] == str((tmp_path / "sweep").resolve())
     assert {a.path for a in client.list_artifacts(parent.info.run_id)} >= {
         "leaderboard.csv", "leaderboard.md", "power_plan.txt", "stats.csv", "stats_verdicts.csv", "stats.png"}
-    assert "Open the results: mlflow ui --backend-store-uri" in done.stdout
+    # The hint comes last, after the leaderboard and statistics, with the exact command.
+    assert done.stdout.strip().splitlines()[-1].startswith("Open the results: mlflow ui --backend-store-uri")
     # Statistics: power planning before the jobs, paired tests against the champion after them.
     assert "questions needed for d=0.2: 197, d=0.5: 32, d=0.8: 13" in done.stdout
     assert "Paired comparison with the champion" in done.stdout

@@ -80,3 +80,18 @@ def test_stats_options_compose_and_instantiate(compose):
     assert stats.primary.name == "retrieval/ndcg_at_5"  # the leaderboard's first column
     assert [(m.name, m.tolerance) for m in stats.metrics[1:]] == [("key_facts/coverage_exact", 0.02)]
     assert isinstance(instantiate(compose(["stats=none"]).stats), NoStatistics)
+
+
+def test_printed_report_fits_120_columns_with_short_names():
+    from rich.console import Console
+
+    from harness.stats.report import print_report
+
+    names = [f"chunker={c},stats.guards=[x],retriever=bm25" for c in ("fixed_tokens", "recursive", "markdown_sections")]
+    report = settings().compare({names[0]: table(0.0, 1), names[1]: table(0.5, 2), names[2]: table(0.25, 3)})
+    console = Console(width=120, record=True)
+    print_report(report, console=console)
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= 120
+    assert "(chunker): recursive" in text and "markdown_sections" in text and "[-" in text
+    assert "key_facts/coverage_exact" in text

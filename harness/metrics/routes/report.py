@@ -29,21 +29,34 @@ def route_rows(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def print_route_summary(summaries: list[dict[str, Any]], title: str) -> None:
+def print_route_summary(summaries: list[dict[str, Any]], title: str, console=None) -> None:
     """Prints the per-route table (nothing when no job has per-route metrics)."""
     rows = route_rows(summaries)
     if not rows:
         return
-    from rich.console import Console
+    from rich import box
     from rich.table import Table
 
-    table = Table(title=f"{title}: per route")
-    for column in ("job", "run", "route", *COLUMNS):
-        table.add_column(column, overflow="fold", min_width=24 if column == "run" else None,
-                         justify="left" if column in ("run", "route") else "right")
-    for row in rows:
-        table.add_row(*(_cell(row.get(c), c) for c in ("job", "run", "route", *COLUMNS)))
-    Console(width=160).print(table)
+    from harness.console import console as default_console
+    from harness.console import escape, short_names, text_width
+
+    short, _, keys = short_names(list(dict.fromkeys(row["run"] for row in rows)))
+    table = Table(title=escape(f"{title}: per route"), box=box.SIMPLE_HEAD)
+    columns = ("job", "run", "route", *COLUMNS)
+    cells = [[escape(short.get(row["run"], row["run"]) if c == "run" else _cell(row.get(c), c)) for c in columns]
+             for row in rows]
+    for index, column in enumerate(columns):
+        header = f"run: {', '.join(keys)}" if column == "run" and keys else column
+        text = column in ("run", "route")
+        # Numbers keep their full width; only names and headers fold.
+        header = header.replace("_", " ") if not text else escape(header)
+        widest = max(text_width(row[index]) for row in cells)
+        table.add_column(header, overflow="fold", justify="left" if text else "right",
+                         min_width=widest if column == "route" else None,
+                         width=None if text else max(widest, *(min(len(w), 8) for w in header.split())))
+    for row in cells:
+        table.add_row(*row)
+    (console or default_console()).print(table)
 
 
 def _cell(value: Any, column: str) -> str:

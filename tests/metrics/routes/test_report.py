@@ -31,3 +31,15 @@ def test_print_shows_routes_and_nothing_without_route_metrics(capsys):
     print_route_summary([summary(0, 0.75)], "demo")
     out = capsys.readouterr().out
     assert "demo: per route" in out and "sales_kpi" in out and "0.7500" in out and "79" in out
+
+
+def test_print_fits_120_columns_with_short_names_and_whole_numbers():
+    from rich.console import Console
+
+    runs = [{**summary(job, 0.123456), "name": f"chunker={c},metrics=[retrieval,key_facts],retriever=hybrid"}
+            for job, c in enumerate(("fixed_tokens", "markdown_sections"))]
+    console = Console(width=120, record=True)
+    print_route_summary(runs, "demo", console=console)
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= 120
+    assert "run: chunker" in text and "markdown_sections" in text and "0.1235" in text

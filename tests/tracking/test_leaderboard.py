@@ -1,0 +1,52 @@
+"""The leaderboard on a 120-column console: no line wider, brackets kept, numbers whole, short names."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from harness.tracking.leaderboard import Leaderboard
+
+HEADLINE = ["retrieval/ndcg_at_5", "retrieval/mrr", "retrieval/hit_at_5", "key_facts/coverage_exact", "answer/f1",
+            "answer/bertscore_f1", "judge/answer_score", "context_delta/delta_pp",
+            "generation/seconds_per_answer_batched"]
+
+
+def summaries() -> list[dict]:
+    jobs = [(c, r) for c in ("fixed_tokens", "recursive", "markdown_sections") for r in ("bm25", "dense", "hybrid")]
+    out = []
+    for num, (chunker, retriever) in enumerate(jobs):
+        metrics = {name: 0.5 + num / 100 for name in HEADLINE}
+        metrics["context_delta/delta_pp"] = 37.1241 - 100 * num
+        out.append({"job_num": num, "status": "FINISHED", "metrics": metrics,
+                    "name": f"chunker={chunker},metrics=[retrieval,key_facts],retriever={retriever}"})
+    return out
+
+
+def render(board: Leaderboard, width: int = 120) -> str:
+    console = Console(width=width, record=True)
+    board.print("demo: 9 runs", console=console)
+    return console.export_text()
+
+
+def test_fits_120_columns_with_every_number_whole_and_brackets_kept():
+    text = render(Leaderboard.from_summaries(summaries(), HEADLINE))
+    assert max(len(line) for line in text.splitlines()) <= 120
+    assert "all with metrics=[retrieval,key_facts]" in text
+    assert "run: chunker, retriever" in text and "markdown_sections, hybrid" in text
+    for value in ("37.1241", "-762.8759", "0.5800"):
+        assert value in text
+    assert "FINISHED" not in text  # the status column only when a job failed
+
+
+def test_a_wide_console_shows_one_table_and_the_csv_keeps_full_names():
+    board = Leaderboard.from_summaries(summaries(), HEADLINE)
+    assert "(1/2)" not in render(board, width=200) and "(1/2)" in render(board, width=120)
+    assert "chunker=recursive,metrics=[retrieval,key_facts],retriever=bm25" in board.to_csv()
+
+
+def test_failed_jobs_show_their_status_last():
+    rows = summaries()[:2]
+    rows[1] = {**rows[1], "status": "FAILED", "metrics": {}}
+    text = render(Leaderboard.from_summaries(rows, HEADLINE[:3]))
+    lines = [line for line in text.splitlines() if "FAILED" in line or "FINISHED" in line]
+    assert "FINISHED" in lines[0] and "FAILED" in lines[1]
