@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import uuid
 from pathlib import Path
 
 from omegaconf import OmegaConf
@@ -44,6 +45,15 @@ def price_row(model: str, table) -> str | None:
     return model if model in table else None
 
 
+def sweep_token() -> str:
+    """A short random id for a sweep's folder, so sweeps started in the same second stay apart.
+
+    Registered with ``use_cache``: Hydra copies the resolver cache into every job's config, so all
+    jobs of one sweep (launcher workers included) see the same token.
+    """
+    return uuid.uuid4().hex[:6]
+
+
 def harness_version() -> str:
     from harness import __version__
 
@@ -74,7 +84,7 @@ def harness_subcommands() -> str:
 
 def register_resolvers() -> None:
     resolvers = {"package_path": package_path, "project_path": project_path, "price_row": price_row,
-                 "harness_version": harness_version, "harness_groups": harness_groups,
+                 "harness_version": harness_version, "sweep_token": sweep_token, "harness_groups": harness_groups,
                  "harness_subcommands": harness_subcommands}
     for name, fn in resolvers.items():
         if not OmegaConf.has_resolver(name):

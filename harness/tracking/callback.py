@@ -63,6 +63,7 @@ class TrackingCallback(Callback):
             "harness.sweep_overrides": " ".join(overrides),
             "harness.sweep_params": " ".join(f"{k}={v}" for k, v in sweep_params.items()),
             "harness.role": "sweep",
+            "harness.sweep_id": state["sweep_id"],
             **_code_tags(),
         }
         name = f"{config.experiment_name} sweep {sweep_dir.name}"
@@ -76,6 +77,8 @@ class TrackingCallback(Callback):
         outcome = _outcome(job_return, Path(hydra_cfg.runtime.output_dir))
         info = _job_info(config, hydra_cfg)
         state = sweep.read_sweep(Path(hydra_cfg.sweep.dir)) if multirun else {}
+        if state:  # children attach to their own sweep's parent, named in their sweep folder
+            info.tags["harness.sweep_id"] = state["sweep_id"]
         summary = {
             "sweep_id": state.get("sweep_id"), "job_num": hydra_cfg.job.num if multirun else 0,
             "name": info.name, "status": outcome.status, "choices": info.choices,

@@ -15,6 +15,7 @@ from harness.tracking.base import Tracker
 from harness.tracking.leaderboard import Leaderboard
 from harness.tracking.naming import metric_name
 from harness.tracking.outcome import JobInfo, JobOutcome
+from harness.tracking.store import open_client
 
 log = logging.getLogger(__name__)
 
@@ -46,9 +47,7 @@ class MLflowTracker(Tracker):
     @property
     def _client(self):
         if self._client_instance is None:
-            from mlflow.tracking import MlflowClient
-
-            self._client_instance = MlflowClient(tracking_uri=self.tracking_uri)
+            self._client_instance = open_client(self.tracking_uri)
         return self._client_instance
 
     def _experiment(self) -> str:

@@ -10,15 +10,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from harness.tracking.store import open_client
+
 TABLE = "per_question.jsonl"
 
 
 def client(tracking_uri: str):
     """An MlflowClient for the store (artifact downloads without progress bars)."""
-    os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
-    from mlflow.tracking import MlflowClient
-
-    return MlflowClient(tracking_uri=tracking_uri)
+    return open_client(tracking_uri)
 
 
 def resolve_run(mlflow_client, ref: str):
