@@ -145,7 +145,10 @@ def _compose(overrides: list[str]):
     from hydra import compose, initialize_config_dir
 
     from harness.config import register
+    from harness.config.allowlist import check_targets
 
     register()
     with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
-        return compose("config", overrides=overrides)
+        cfg = compose("config", overrides=overrides)
+    check_targets(cfg)
+    return cfg

@@ -94,10 +94,12 @@ def _stats_from_config(overrides: list[str]):
     from hydra.utils import instantiate
 
     from harness.config import register
+    from harness.config.allowlist import check_targets
 
     register()
     with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
         cfg = compose("config", overrides=overrides)
+    check_targets(cfg)
     stats = instantiate(cfg.stats)
     if not stats.enabled:
         raise SystemExit("harness compare: stats=none selected; nothing to compare")

@@ -17,6 +17,7 @@ from omegaconf import DictConfig
 
 from harness.cache import DiskCache
 from harness.config import register
+from harness.config.allowlist import check_targets
 from harness.config.resolvers import PROJECT_ROOT
 from harness.stages.answering import Answering
 from harness.stages.judging import Judging
@@ -30,6 +31,7 @@ register()
 
 def run_from_config(cfg: DictConfig) -> RunResult:
     """Builds every configured part and runs the pipeline (no Hydra runtime needed)."""
+    check_targets(cfg)  # a sweep's own values (`chunker._target_=a,b`) reach only the job
     _seed_everything(cfg.seed)
     dataset = instantiate(cfg.dataset)
     chunker = instantiate(cfg.chunker)

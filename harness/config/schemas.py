@@ -475,6 +475,12 @@ class ReportSchema:
 
 
 @dataclass
+class PluginsSchema:
+    # `_target_`s outside the harness that configs may instantiate (harness/config/allowlist.py).
+    allowed_targets: List[str] = field(default_factory=list)
+
+
+@dataclass
 class HarnessSchema:
     dataset: Any = MISSING
     chunker: Any = MISSING
@@ -497,6 +503,7 @@ class HarnessSchema:
     meta_eval: Any = None
     routes: Any = MISSING
     router: Any = MISSING
+    plugins: PluginsSchema = field(default_factory=PluginsSchema)
 
 
 _GROUP_SCHEMAS = {

@@ -21,6 +21,7 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
 from harness import __version__
+from harness.config.allowlist import check_targets
 from harness.config.resolvers import PROJECT_ROOT
 from harness.metrics.routes.report import print_route_summary
 from harness.tracking import sweep
@@ -41,9 +42,13 @@ FAILED_JOBS: list[str] = []
 
 class TrackingCallback(Callback):
     def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
+        with _stop_on_error("run", "the config names code it may not run"):
+            check_targets(config)
         _check_dataset(config, "run")
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        with _stop_on_error("sweep", "the config names code it may not run"):
+            check_targets(config)
         dataset = _check_dataset(config, "sweep")
         with _stop_on_error("sweep", "the tracker could not start the sweep"):
             parent_id = self._start_sweep(config)

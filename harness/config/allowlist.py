@@ -1,0 +1,93 @@
+"""Which ``_target_`` a config may name: the harness's own code and the plugins it declares.
+
+A ``_target_`` is code that Hydra imports and calls, so a config from the command line or a
+shared ``--config-dir`` could otherwise call ``shutil.copyfile`` or ``open``. Every target in a
+composed config is checked before anything is instantiated: it must be a class or function
+defined in the ``harness`` package (Hydra's own launchers and sweepers under ``hydra.``), or be
+listed in ``plugins.allowed_targets``. An entry ending in ``.`` allows everything defined in
+that package.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from hydra._internal.utils import _locate
+from omegaconf import DictConfig, ListConfig, OmegaConf
+
+OWN_PACKAGES = ("harness.",)
+# Hydra's node configures Hydra itself: its launcher, sweeper and callbacks.
+HYDRA_PACKAGES = ("hydra._internal.core_plugins.", "hydra_plugins.")
+
+
+class TargetNotAllowed(ValueError):
+    """A config names a ``_target_`` outside the harness and its declared plugins."""
+
+
+def check_targets(cfg: DictConfig) -> None:
+    """Raises :class:`TargetNotAllowed` naming every refused key and target; imports nothing foreign.
+
+    >>> from omegaconf import OmegaConf
+    >>> check_targets(OmegaConf.create({"chunker": {"_target_": "harness.chunkers.recursive.RecursiveChunker"}}))
+    >>> check_targets(OmegaConf.create({"chunker": {"_target_": "shutil.copyfile"}}))
+    Traceback (most recent call last):
+    ...
+    harness.config.allowlist.TargetNotAllowed: config key 'chunker._target_' names 'shutil.copyfile', ...
+    """
+    plugins = OmegaConf.select(cfg, "plugins.allowed_targets", default=None) or []
+    declared = tuple(str(name) for name in plugins)
+    refused = []
+    for key, target in _targets(cfg, ""):
+        packages = OWN_PACKAGES + (HYDRA_PACKAGES if key.startswith("hydra.") else ())
+        if not is_allowed(target, packages, declared):
+            refused.append(f"config key '{key}' names '{target}'")
+    if refused:
+        raise TargetNotAllowed(
+            f"{'; '.join(refused)}, which may not be instantiated: only the harness's own classes and "
+            f"functions are allowed, plus what plugins.allowed_targets lists (currently {list(declared)})")
+
+
+def is_allowed(target: str, packages: tuple[str, ...], declared: tuple[str, ...]) -> bool:
+    """A declared name, or an object *defined* in one of the packages (not merely reachable from it:
+    ``harness.cache.shutil.copyfile`` is ``shutil``'s)."""
+    if target in declared:
+        return True
+    prefixes = packages + tuple(name for name in declared if name.endswith("."))
+    if not target.startswith(prefixes):
+        return False
+    try:
+        obj = _locate(target)
+    except Exception:  # noqa: BLE001 - an unknown target is refused here; instantiate would fail too
+        return False
+    module = getattr(obj, "__module__", None) or getattr(obj, "__name__", "")
+    return f"{module}.".startswith(prefixes)
+
+
+def _targets(node, path: str) -> Iterator[tuple[str, str]]:
+    """(dotted key, target) of every ``_target_`` under node, interpolations resolved where they can be."""
+    if isinstance(node, DictConfig):
+        if node._is_missing() or node._is_none() or node._is_interpolation():
+            return
+        items = ((str(key), key) for key in node.keys())
+    elif isinstance(node, ListConfig):
+        if node._is_missing() or node._is_none() or node._is_interpolation():
+            return
+        items = ((str(i), i) for i in range(len(node)))
+    else:
+        return
+    for name, key in items:
+        where = f"{path}.{name}" if path else name
+        if name == "_target_":
+            yield where, str(_value(node, key))
+            continue
+        child = node._get_node(key)
+        if child is not None and child._is_interpolation():
+            child = _value(node, key)  # e.g. ${oc.create:...} building a node with a target
+        yield from _targets(child, where)
+
+
+def _value(node, key):
+    try:
+        return node[key]
+    except Exception:  # noqa: BLE001 - unresolvable here (e.g. ${hydra:...} outside a job): nothing to check
+        return None
