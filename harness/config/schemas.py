@@ -425,7 +425,7 @@ class JudgeSuiteSchema:
 # --- stats ---------------------------------------------------------------------------------
 @dataclass
 class PrimaryMetric:
-    name: str = MISSING
+    name: Optional[str] = None  # null: the first headline metric the runs have
     direction: str = "higher"
 
 
@@ -449,6 +449,7 @@ class SweepStatisticsSchema:
     correction: str = "holm"
     champion: Optional[str] = None
     planning_effects: List[float] = MISSING
+    headline: List[str] = field(default_factory=list)
 
 
 @dataclass

@@ -31,6 +31,9 @@ class StatsReport:
     table_csv: str
     verdicts_csv: str
     run_metrics: dict[str, dict[str, float]] = field(default_factory=dict)
+    # The settings as used (the primary metric resolved): logged with a sweep so that
+    # ``harness compare`` can repeat the comparison exactly.
+    settings: dict[str, Any] = field(default_factory=dict)
 
 
 class SweepStatistics:
@@ -39,7 +42,8 @@ class SweepStatistics:
     Args:
         alpha: significance level.
         power: target power for sample-size figures.
-        primary: ``{name, direction}`` of the metric that decides the winner.
+        primary: ``{name, direction}`` of the metric that decides the winner; a null name means
+            the first ``headline`` metric the compared runs have.
         guards: ``[{name, direction, tolerance}]``; a significant regression beyond the tolerance
             makes the champion win.
         test: ``t``, ``wilcoxon`` or ``permutation``; the p-value the verdict reads.
@@ -48,22 +52,35 @@ class SweepStatistics:
         correction: ``holm``, ``bonferroni``, ``bh`` or ``none``, across all comparisons.
         champion: a run name, or null for the best run on the primary metric.
         planning_effects: Cohen's d values whose required sample sizes are printed before a sweep.
+        headline: the leaderboard's metrics, in order (where a null primary is chosen from).
     """
 
     enabled = True
 
     def __init__(self, alpha: float, power: float, primary: dict, guards: list, test: str, resamples: int,
-                 seed: int, correction: str, champion: str | None, planning_effects: list[float]) -> None:
+                 seed: int, correction: str, champion: str | None, planning_effects: list[float],
+                 headline: list[str] = ()) -> None:
         self.alpha, self.power, self.test = float(alpha), float(power), test
         self.resamples, self.seed, self.correction = int(resamples), int(seed), correction
         self.champion = champion
         self.planning_effects = [float(d) for d in planning_effects]
-        self.metrics = [MetricSpec(primary["name"], primary["direction"], "primary")]
-        self.metrics += [MetricSpec(g["name"], g["direction"], "guard", float(g["tolerance"])) for g in guards]
+        self.primary_name, self.primary_direction = primary.get("name"), primary["direction"]
+        self.headline = list(headline)
+        if self.primary_name is None and not self.headline:
+            raise ValueError("stats.primary.name is null and there is no report.headline to choose it from")
+        self.guards = [MetricSpec(g["name"], g["direction"], "guard", float(g["tolerance"])) for g in guards]
 
-    @property
-    def primary(self) -> MetricSpec:
-        return self.metrics[0]
+    def primary_for(self, tables: Tables) -> MetricSpec:
+        """The configured primary metric, or the first headline metric some run has a value of."""
+        name = self.primary_name
+        if name is None:
+            present = {key for rows in tables.values() for row in rows for key, value in row.items()
+                       if value is not None and not (isinstance(value, float) and math.isnan(value))}
+            name = next((metric for metric in self.headline if metric in present), None)
+            if name is None:
+                raise ValueError(f"stats: none of the headline metrics {self.headline} is in the runs' "
+                                 f"per-question results; set stats.primary.name")
+        return MetricSpec(name, self.primary_direction, "primary")
 
     def plan(self, n_questions: int) -> str:
         """The power paragraph printed before a sweep: what this many questions can detect."""
@@ -81,32 +98,43 @@ class SweepStatistics:
         """Compares every run with the champion; raises ValueError/MisalignedError on bad input."""
         if len(tables) < 2:
             raise ValueError(f"need at least two finished runs to compare, got {len(tables)}")
-        scores = {name: self._scores(name, rows) for name, rows in tables.items()}
-        champion = self._champion(scores)
+        metrics = [self.primary_for(tables), *self.guards]
+        scores = {name: self._scores(name, rows, metrics) for name, rows in tables.items()}
+        champion = self._champion(scores, metrics[0])
         challengers = {name: s for name, s in scores.items() if name != champion}
-        result = compare_sweep(scores[champion], challengers, self.metrics, self.alpha, self.test,
+        result = compare_sweep(scores[champion], challengers, metrics, self.alpha, self.test,
                                self.resamples, self.seed, self.power, self.correction)
         return StatsReport(champion=champion, result=result, table_csv=_csv(result.to_rows()),
-                           verdicts_csv=_csv(result.verdict_rows()), run_metrics=self._run_metrics(result))
+                           verdicts_csv=_csv(result.verdict_rows()), run_metrics=self._run_metrics(result),
+                           settings=self.settings(metrics[0]))
 
-    def _scores(self, run: str, rows: list[dict[str, Any]]) -> dict[str, dict[str, float | None]]:
+    def settings(self, primary: MetricSpec) -> dict[str, Any]:
+        """The constructor's arguments as used, with the primary metric resolved."""
+        return {"alpha": self.alpha, "power": self.power,
+                "primary": {"name": primary.name, "direction": primary.direction},
+                "guards": [{"name": g.name, "direction": g.direction, "tolerance": g.tolerance} for g in self.guards],
+                "test": self.test, "resamples": self.resamples, "seed": self.seed, "correction": self.correction,
+                "champion": self.champion, "planning_effects": self.planning_effects, "headline": self.headline}
+
+    @staticmethod
+    def _scores(run: str, rows: list[dict[str, Any]], metrics: list[MetricSpec]) -> dict[str, dict[str, float | None]]:
         available = set().union(*(row.keys() for row in rows)) if rows else set()
-        missing = [m.name for m in self.metrics if m.name not in available]
+        missing = [m.name for m in metrics if m.name not in available]
         if missing:
             metric_keys = sorted(k for k in available if "/" in k)
             raise ValueError(f"stats: metric(s) {missing} not in the per-question results of run '{run}' "
                              f"(available: {metric_keys})")
-        return {m.name: {row["question_id"]: row.get(m.name) for row in rows} for m in self.metrics}
+        return {m.name: {row["question_id"]: row.get(m.name) for row in rows} for m in metrics}
 
-    def _champion(self, scores: dict[str, dict[str, dict[str, float | None]]]) -> str:
+    def _champion(self, scores: dict[str, dict[str, dict[str, float | None]]], primary: MetricSpec) -> str:
         if self.champion is not None:
             if self.champion not in scores:
                 raise ValueError(f"stats.champion '{self.champion}' is not among the runs: {sorted(scores)}")
             return self.champion
-        sign = 1.0 if self.primary.direction == "higher" else -1.0
+        sign = 1.0 if primary.direction == "higher" else -1.0
 
         def mean(name: str) -> float:
-            values = [v for v in scores[name][self.primary.name].values() if v is not None and not math.isnan(v)]
+            values = [v for v in scores[name][primary.name].values() if v is not None and not math.isnan(v)]
             return sign * sum(values) / len(values) if values else -math.inf
 
         return max(sorted(scores), key=mean)

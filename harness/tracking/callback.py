@@ -26,7 +26,7 @@ from harness.config.resolvers import PROJECT_ROOT
 from harness.metrics.routes.report import print_route_summary
 from harness.tracking import sweep
 from harness.tracking.leaderboard import Leaderboard
-from harness.tracking.naming import flatten, redact
+from harness.tracking.naming import flatten, redact, run_name
 from harness.tracking.outcome import JobInfo, JobOutcome
 from harness.tracking.statistics import plan_sweep, report_sweep_statistics
 
@@ -179,8 +179,9 @@ def _job_info(config: DictConfig, hydra_cfg) -> JobInfo:
     choices = {g: str(o) for g, o in hydra_cfg.runtime.choices.items()
                if o is not None and not g.startswith(("hydra/", "schema/")) and "@" not in g}
     overrides = list(hydra_cfg.overrides.task)
-    name = hydra_cfg.job.override_dirname or ",".join(f"{g}={choices[g]}" for g in ("chunker", "retriever")
-                                                     if g in choices)
+    dirname = hydra_cfg.job.config.override_dirname
+    name = run_name(overrides, list(dirname.exclude_keys), dirname.item_sep, dirname.kv_sep) or ",".join(
+        f"{g}={choices[g]}" for g in ("chunker", "retriever") if g in choices)
     tags = {"harness.version": __version__, "harness.output_dir": str(Path(hydra_cfg.runtime.output_dir).resolve()),
             "harness.overrides": " ".join(overrides), **_code_tags()}
     return JobInfo(name=name, choices=choices, overrides=overrides, params=params,

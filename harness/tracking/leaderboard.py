@@ -18,6 +18,10 @@ class Leaderboard:
 
     @classmethod
     def from_summaries(cls, summaries: list[dict[str, Any]], headline: list[str]) -> "Leaderboard":
+        """Columns: the headline metrics that some run has, in the headline's order (all of them
+        when no run has any), so a predictions-only sweep shows its answer metrics."""
+        present = [name for name in headline if any(_has(s.get("metrics") or {}, name) for s in summaries)]
+        headline = present or headline
         rows = []
         for summary in summaries:
             metrics = summary.get("metrics") or {}
@@ -90,6 +94,11 @@ class Leaderboard:
 _HEADER_WIDTH = 10
 _RUN_WIDTH = 36
 _BORDER = 3
+
+
+def _has(metrics: dict[str, Any], name: str) -> bool:
+    value = metrics.get(name)
+    return value is not None and not (isinstance(value, float) and math.isnan(value))
 
 
 def _cell(value: Any) -> str:

@@ -77,8 +77,8 @@ def test_plot_is_written(tmp_path):
 def test_stats_options_compose_and_instantiate(compose):
     stats = instantiate(compose(["experiment=demo_sweep"]).stats)
     assert isinstance(stats, SweepStatistics)
-    assert stats.primary.name == "retrieval/ndcg_at_5"  # the leaderboard's first column
-    assert [(m.name, m.tolerance) for m in stats.metrics[1:]] == [("key_facts/coverage_exact", 0.02)]
+    assert stats.primary_name is None and stats.headline[0] == "retrieval/ndcg_at_5"
+    assert [(m.name, m.tolerance) for m in stats.guards] == [("key_facts/coverage_exact", 0.02)]
     assert isinstance(instantiate(compose(["stats=none"]).stats), NoStatistics)
 
 
@@ -95,3 +95,17 @@ def test_printed_report_fits_120_columns_with_short_names():
     assert max(len(line) for line in text.splitlines()) <= 120
     assert "(chunker): recursive" in text and "markdown_sections" in text and "[-" in text
     assert "key_facts/coverage_exact" in text
+
+
+def test_a_null_primary_is_the_first_headline_metric_the_runs_have():
+    stats = settings(primary={"name": None, "direction": "higher"}, guards=[],
+                     headline=["retrieval/ndcg_at_5", "answer/f1", "retrieval/mrr"])
+    # Predictions only: retrieval columns absent or null, so answer/f1 leads although mrr is listed too.
+    rows = {name: [{"question_id": f"q{i}", "retrieval/ndcg_at_5": None, "answer/f1": (i * k % 7) / 7}
+                   for i in range(12)] for name, k in (("a", 1), ("b", 3))}
+    report = stats.compare(rows)
+    assert report.settings["primary"] == {"name": "answer/f1", "direction": "higher"}
+    assert [m.spec.name for m in report.result.challengers[0].metrics] == ["answer/f1"]
+    assert settings(headline=["answer/f1"]).primary_for(rows).name == "retrieval/mrr"  # a named primary stays
+    with pytest.raises(ValueError, match="none of the headline metrics"):
+        settings(primary={"name": None, "direction": "higher"}, headline=["judge/answer_score"]).primary_for(rows)

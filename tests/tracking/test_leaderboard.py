@@ -50,3 +50,13 @@ def test_failed_jobs_show_their_status_last():
     text = render(Leaderboard.from_summaries(rows, HEADLINE[:3]))
     lines = [line for line in text.splitlines() if "FAILED" in line or "FINISHED" in line]
     assert "FINISHED" in lines[0] and "FAILED" in lines[1]
+
+
+def test_columns_are_the_headline_metrics_the_runs_have_in_order():
+    runs = [{"job_num": n, "name": f"generator.path=p{n}.jsonl", "status": "FINISHED",
+             "metrics": {"retrieval/mrr": None, "answer/f1": 0.1 * n, "judge/answer_score": 5.0 + n}}
+            for n in range(3)]
+    board = Leaderboard.from_summaries(runs, ["retrieval/ndcg_at_5", "retrieval/mrr", "answer/f1",
+                                              "judge/answer_score"])
+    assert board.columns == ["job", "run", "status", "answer/f1", "judge/answer_score"]
+    assert [row["job"] for row in board.rows] == [2, 1, 0]  # sorted by answer/f1, the first present
