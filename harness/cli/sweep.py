@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import random
+import warnings
 from pathlib import Path
 
 import hydra
@@ -27,6 +28,9 @@ from harness.tracking.outcome import JobOutcome
 
 log = logging.getLogger("harness")
 register()
+# conf/hydra/launcher/ray.yaml extends the Ray plugin's schema of the same name on purpose (it adds
+# typed `init` keys such as num_cpus); Hydra merges the two and warns that this is deprecated.
+warnings.filterwarnings("ignore", message="'hydra/launcher/ray' is validated against ConfigStore schema")
 
 
 def run_from_config(cfg: DictConfig) -> RunResult:

@@ -17,7 +17,8 @@ from tests.conftest import PROJECT_ROOT, TINY, TINY_DATASET_OVERRIDES
 pytestmark = pytest.mark.slow
 
 
-def run_cli(tmp_path: Path, *overrides: str, multirun: bool = True) -> subprocess.CompletedProcess:
+def run_cli(tmp_path: Path, *overrides: str, multirun: bool = True,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     tracking = [] if "tracking=none" in overrides else [
         f"tracking.tracking_uri=sqlite:///{tmp_path / 'mlflow.db'}",
         f"tracking.artifact_location={tmp_path / 'mlruns'}"]
@@ -26,7 +27,7 @@ def run_cli(tmp_path: Path, *overrides: str, multirun: bool = True) -> subproces
             f"hydra.sweep.dir={tmp_path / 'sweep'}",
             f"hydra.run.dir={tmp_path / 'run'}",
             "experiment_name=e2e", *overrides]
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"}
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore", **(env or {})}
     return subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
 
 
