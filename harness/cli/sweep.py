@@ -27,6 +27,7 @@ from harness.results.records import RunResult
 from harness.tracking.outcome import JobOutcome
 
 log = logging.getLogger("harness")
+CONFIG_DIR = PROJECT_ROOT / "conf"
 register()
 # conf/hydra/launcher/ray.yaml extends the Ray plugin's schema of the same name on purpose (it adds
 # typed `init` keys such as num_cpus); Hydra merges the two and warns that this is deprecated.
@@ -53,10 +54,11 @@ def run_from_config(cfg: DictConfig) -> RunResult:
                         router=instantiate(cfg.router))
 
 
-# An absolute path: a relative one resolves differently under `python -m harness` and the console script.
-@hydra.main(version_base="1.3", config_path=str(PROJECT_ROOT / "conf"), config_name="config")
-def main(cfg: DictConfig) -> JobOutcome:
-    """One job. A failure becomes a FAILED outcome (traceback kept) so a sweep goes on."""
+def task(cfg: DictConfig) -> JobOutcome:
+    """One job, run by Hydra for the CLI and for the Python API (:mod:`harness.api`) alike.
+
+    A failure becomes a FAILED outcome (traceback kept) so a sweep goes on.
+    """
     output_dir = Path(HydraConfig.get().runtime.output_dir)
     try:
         result = run_from_config(cfg)
@@ -68,6 +70,10 @@ def main(cfg: DictConfig) -> JobOutcome:
         (output_dir / "traceback.txt").write_text(outcome.error)
         log.error("job failed: %s (traceback: %s)", outcome.message, output_dir / "traceback.txt")
         return outcome
+
+
+# An absolute path: a relative one resolves differently under `python -m harness` and the console script.
+main = hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="config")(task)
 
 
 def _seed_everything(seed: int) -> None:
