@@ -20,11 +20,11 @@ import tempfile
 from pathlib import Path
 
 from harness.config.resolvers import PROJECT_ROOT
+from harness.results.table import read_table
 from harness.stats.paired import MisalignedError
-from harness.stats.report import plot_report, print_report
 from harness.tracking.runs import client as mlflow_client
 from harness.tracking.runs import download_table, experiment_runs, resolve_run
-from harness.tracking.statistics import read_table
+from harness.tracking.statistics import print_report, write_stats_report
 
 _OVERRIDE = re.compile(r"^[+~]?(stats|report|seed|experiment)([.=]|$)")
 
@@ -68,9 +68,7 @@ def main(argv: list[str]) -> int:
         print_report(report)
         out = Path(tmp) / "report"
         out.mkdir()
-        (out / "stats.csv").write_text(report.table_csv)
-        (out / "stats_verdicts.csv").write_text(report.verdicts_csv)
-        plot_report(report, out / "stats.png")
+        write_stats_report(report, out)
         champion = next(r for r in runs if names[r.info.run_id] == report.champion)
         logged = client.create_run(champion.info.experiment_id, run_name=f"compare: {len(runs) - 1} vs {report.champion}",
                                    tags={"harness.role": "comparison", "harness.champion_run": champion.info.run_id,

@@ -1,4 +1,4 @@
-"""A finished run's per-question table (``per_question.jsonl``), read strictly."""
+"""A finished run's per-question table (:mod:`harness.results.table`), with where it came from."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.data.validation import ProblemList, iter_jsonl, require_file
+from harness.results.table import read_table, table_path
 
 
 @dataclass
@@ -54,22 +54,10 @@ def number(value: Any) -> float | None:
 
 def read_run_table(path: Path, name: str | None = None, run_id: str | None = None,
                    experiment_id: str | None = None) -> RunTable:
-    """Reads a per-question table; every malformed line is reported as ``file:line: ...``."""
-    require_file(path, "per-question table")
-    problems = ProblemList()
-    rows: list[dict[str, Any]] = []
-    first_line: dict[str, int] = {}
-    for line, row in iter_jsonl(path, problems):
-        qid = row.get("question_id")
-        if not isinstance(qid, str) or not qid:
-            problems.add(path, line, "field 'question_id' is missing or not a string")
-            continue
-        if qid in first_line:
-            problems.add(path, line, f"duplicate question_id '{qid}' (first on line {first_line[qid]})")
-            continue
-        first_line[qid] = line
-        rows.append(row)
-    problems.raise_if_any("per-question table")
+    """Reads a per-question table (a run folder or the file); every malformed line is reported
+    as ``file:line: ...``."""
+    path = table_path(path)
+    rows = read_table(path)
     if not rows:
         raise ValueError(f"per-question table {path} has no rows")
     return RunTable(name=name or str(path.parent), path=path, rows=rows, run_id=run_id,

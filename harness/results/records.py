@@ -10,6 +10,7 @@ from typing import Any
 from harness.chunkers.base import Chunk
 from harness.data.records import Question
 from harness.generators.base import Generation
+from harness.results.table import write_table
 
 
 @dataclass
@@ -94,12 +95,9 @@ class RunResult:
     artifacts: dict[str, str] = field(default_factory=dict)
 
     def write(self, folder: Path) -> dict[str, Path]:
-        """Writes ``per_question.jsonl`` and ``metrics.json``; returns their paths."""
+        """Writes the per-question table (:mod:`harness.results.table`) and ``metrics.json``; returns their paths."""
         folder.mkdir(parents=True, exist_ok=True)
-        table = folder / "per_question.jsonl"
-        with table.open("w", encoding="utf-8") as handle:
-            for row in self.rows:
-                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        table = write_table(folder, self.rows)
         summary = folder / "metrics.json"
         summary.write_text(json.dumps({k: v for k, v in asdict(self).items() if k not in ("rows", "artifacts")},
                                       indent=2))

@@ -1,39 +1,23 @@
 """Sweep-level significance report: the ``stats`` config group's classes.
 
 Takes each finished run's per-question table, picks the champion, compares every other run with
-it (:func:`compare_sweep`) and renders the result as a table, verdicts, a plot and per-run
-metrics. Knows nothing about MLflow: the tracking layer logs what this returns.
+it (:func:`compare_sweep`) and returns a :class:`~harness.stats.sweep_report.StatsReport`, which
+renders itself as a table, verdicts, a plot and per-run metrics. Knows nothing about MLflow: the
+tracking layer prints and logs what this returns.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import math
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from harness.stats.power import minimum_detectable_effect, minimum_detectable_effect_t, required_sample_size_z
 from harness.stats.spec import MetricSpec
 from harness.stats.sweep import SweepResult, compare_sweep
+from harness.stats.sweep_report import StatsReport
 
 # Per-question tables: run name -> list of rows ({"question_id": ..., "<suite>/<metric>": value, ...}).
 Tables = dict[str, list[dict[str, Any]]]
-
-
-@dataclass
-class StatsReport:
-    """What a comparison produced, ready to print and log."""
-
-    champion: str
-    result: SweepResult
-    table_csv: str
-    verdicts_csv: str
-    run_metrics: dict[str, dict[str, float]] = field(default_factory=dict)
-    # The settings as used (the primary metric resolved): logged with a sweep so that
-    # ``harness compare`` can repeat the comparison exactly.
-    settings: dict[str, Any] = field(default_factory=dict)
 
 
 class SweepStatistics:
@@ -104,8 +88,7 @@ class SweepStatistics:
         challengers = {name: s for name, s in scores.items() if name != champion}
         result = compare_sweep(scores[champion], challengers, metrics, self.alpha, self.test,
                                self.resamples, self.seed, self.power, self.correction)
-        return StatsReport(champion=champion, result=result, table_csv=_csv(result.to_rows()),
-                           verdicts_csv=_csv(result.verdict_rows()), run_metrics=self._run_metrics(result),
+        return StatsReport(champion=champion, result=result, alpha=self.alpha, run_metrics=self._run_metrics(result),
                            settings=self.settings(metrics[0]))
 
     def settings(self, primary: MetricSpec) -> dict[str, Any]:
@@ -161,75 +144,3 @@ class NoStatistics:
     """``stats=none``: no power planning, no comparison."""
 
     enabled = False
-
-
-def _csv(rows: list[dict[str, Any]]) -> str:
-    if not rows:
-        return ""
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
-    writer.writeheader()
-    writer.writerows(rows)
-    return buffer.getvalue()
-
-
-def print_report(report: StatsReport, console=None) -> None:
-    """The comparison table and verdicts, as wide as the console; run names shortened to what
-    differs between the runs."""
-    from rich import box
-    from rich.table import Table
-
-    from harness.console import console as default_console
-    from harness.console import escape, short_names
-
-    console = console or default_console()
-    short, _, keys = short_names([report.champion, *(c.name for c in report.result.challengers)])
-    label = f" ({', '.join(keys)})" if keys else ""
-    table = Table(title=escape(f"Paired comparison with the champion{label}: {short[report.champion]} "
-                               f"(p corrected: {report.result.correction})"), box=box.SIMPLE_HEAD)
-    for column in ("challenger", "metric", "mean diff", "95% CI", "d", "p", "p corr.", "n (missing)"):
-        numeric = column not in ("challenger", "metric")
-        table.add_column(column, overflow="fold", justify="right" if numeric else "left",
-                         no_wrap=column in ("95% CI", "metric"))
-    for challenger in report.result.challengers:
-        for c in challenger.metrics:
-            ci = "-" if c.ci_low is None else f"[{c.ci_low:+.4f}, {c.ci_high:+.4f}]"
-            table.add_row(escape(short[challenger.name]), escape(c.spec.name), _num(c.mean_difference, "+.4f"),
-                          escape(ci), _num(c.cohens_d, ".2f"),
-                          _num(c.p_value, ".3g") if c.p_value is not None else escape(c.reason or "-"),
-                          _num(c.p_corrected, ".3g"), f"{c.n} ({c.missing})")
-    console.print(table)
-    for challenger in report.result.challengers:
-        console.print(f"[bold]{escape(short[challenger.name])}[/bold]: winner {challenger.verdict.winner} - "
-                      f"{escape(challenger.verdict.reason)}")
-
-
-def _num(value: float | None, spec: str) -> str:
-    return "-" if value is None else format(value, spec)
-
-
-def plot_report(report: StatsReport, path: Path) -> Path:
-    """Mean difference with its bootstrap CI per challenger, one panel per metric."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    metrics = [m.spec.name for m in report.result.challengers[0].metrics]
-    names = [c.name for c in report.result.challengers]
-    fig, axes = plt.subplots(1, len(metrics), figsize=(5 * len(metrics), 0.45 * len(names) + 1.8), squeeze=False)
-    for axis, metric in zip(axes[0], metrics):
-        for y, challenger in enumerate(report.result.challengers):
-            c = next(m for m in challenger.metrics if m.spec.name == metric)
-            if c.mean_difference is None:
-                continue
-            low = c.mean_difference - (c.ci_low if c.ci_low is not None else c.mean_difference)
-            high = (c.ci_high if c.ci_high is not None else c.mean_difference) - c.mean_difference
-            axis.errorbar(c.mean_difference, y, xerr=[[low], [high]], fmt="o", capsize=3)
-        axis.axvline(0.0, color="grey", linewidth=0.8)
-        axis.set_yticks(range(len(names)), names, fontsize=7)
-        axis.set_title(f"{metric}\n(challenger - {report.champion})", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from harness.results.table import FILE_NAME
 from harness.tracking.base import Tracker
 from harness.tracking.leaderboard import Leaderboard
 from harness.tracking.naming import metric_name
@@ -90,7 +91,7 @@ class MLflowTracker(Tracker):
                 result = outcome.result
                 client.set_tag(run_id, "dataset.sha256", result.dataset_sha256)
                 client.set_tag(run_id, "dataset.name", result.dataset)
-                for name in ["per_question.jsonl", *sorted(result.artifacts)]:
+                for name in [FILE_NAME, *sorted(result.artifacts)]:
                     client.log_artifact(run_id, str(outcome.output_dir / name))
                 self._log_table(run_id, result.rows)
             if outcome.error:

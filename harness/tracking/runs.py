@@ -10,9 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from harness.results.table import FILE_NAME
 from harness.tracking.store import open_client
-
-TABLE = "per_question.jsonl"
 
 
 def client(tracking_uri: str):
@@ -36,7 +35,7 @@ def resolve_run(mlflow_client, ref: str):
 
 
 def has_table(mlflow_client, run) -> bool:
-    return any(a.path == TABLE for a in mlflow_client.list_artifacts(run.info.run_id))
+    return any(a.path == FILE_NAME for a in mlflow_client.list_artifacts(run.info.run_id))
 
 
 def experiment_runs(mlflow_client, name: str) -> list:
@@ -59,8 +58,8 @@ def experiment_runs(mlflow_client, name: str) -> list:
 def download_table(mlflow_client, run, folder: Path) -> Path:
     """Downloads the run's per-question table into ``folder``; LookupError if it has none."""
     if not has_table(mlflow_client, run):
-        raise LookupError(f"run {run.info.run_name} ({run.info.run_id}) has no {TABLE} artifact")
-    return Path(mlflow_client.download_artifacts(run.info.run_id, TABLE, str(folder)))
+        raise LookupError(f"run {run.info.run_name} ({run.info.run_id}) has no {FILE_NAME} artifact")
+    return Path(mlflow_client.download_artifacts(run.info.run_id, FILE_NAME, str(folder)))
 
 
 def local_table(ref: str) -> Path | None:
@@ -71,9 +70,9 @@ def local_table(ref: str) -> Path | None:
     """
     path = Path(ref)
     if path.is_dir():
-        if not (path / TABLE).is_file():
-            raise FileNotFoundError(f"run folder {path} has no {TABLE}")
-        return path / TABLE
+        if not (path / FILE_NAME).is_file():
+            raise FileNotFoundError(f"run folder {path} has no {FILE_NAME}")
+        return path / FILE_NAME
     if path.is_file():
         return path
     if os.sep in ref or ref.endswith(".jsonl"):

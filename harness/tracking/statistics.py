@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 from typing import Any
 
-from harness.stats.report import SweepStatistics, plot_report, print_report
+from harness.results.table import read_table
+from harness.stats.report import SweepStatistics
+from harness.stats.sweep_report import StatsReport
 from harness.tracking.base import Tracker
 
 log = logging.getLogger(__name__)
@@ -28,10 +29,10 @@ def report_sweep_statistics(stats: SweepStatistics, summaries: list[dict[str, An
     """Compares the finished runs with the champion; logs the table, verdicts and plot to the
     parent and each challenger's figures to its own run. Bad input is reported, never fatal."""
     finished = [s for s in summaries if s["status"] == "FINISHED"]
-    tables = {s["name"]: read_table(Path(s["output_dir"]) / "per_question.jsonl") for s in finished}
     try:
+        tables = {s["name"]: read_table(Path(s["output_dir"])) for s in finished}
         report = stats.compare(tables)
-    except ValueError as err:  # fewer than two runs, a missing metric, misaligned questions
+    except ValueError as err:  # fewer than two runs, a missing metric, misaligned questions, a bad table
         message = f"statistics not computed: {err}"
         print(message)
         path = sweep_dir / "stats_not_computed.txt"
@@ -39,13 +40,7 @@ def report_sweep_statistics(stats: SweepStatistics, summaries: list[dict[str, An
         tracker.log_files(parent_id, [path])
         return
     print_report(report)
-    files = [sweep_dir / "stats.csv", sweep_dir / "stats_verdicts.csv"]
-    files[0].write_text(report.table_csv)
-    files[1].write_text(report.verdicts_csv)
-    try:
-        files.append(plot_report(report, sweep_dir / "stats.png"))
-    except Exception:  # a plot is a convenience; the numbers above are already saved
-        log.exception("could not draw the statistics plot")
+    files = write_stats_report(report, sweep_dir)
     tracker.log_files(parent_id, files)
     for summary in finished:
         metrics = report.run_metrics.get(summary["name"], {})
@@ -55,6 +50,38 @@ def report_sweep_statistics(stats: SweepStatistics, summaries: list[dict[str, An
     print(f"Statistics: {files[0]}")
 
 
-def read_table(path: Path) -> list[dict[str, Any]]:
-    with path.open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
+def write_stats_report(report: StatsReport, folder: Path) -> list[Path]:
+    """``stats.csv``, ``stats_verdicts.csv`` and (when it can be drawn) ``stats.png``."""
+    files = [folder / "stats.csv", folder / "stats_verdicts.csv"]
+    report.to_csv(files[0])
+    report.verdicts_to_csv(files[1])
+    try:
+        files.append(report.plot(folder / "stats.png"))
+    except Exception:  # a plot is a convenience; the numbers above are already saved
+        log.exception("could not draw the statistics plot")
+    return files
+
+
+def print_report(report: StatsReport, console=None) -> None:
+    """The comparison table (CI labelled with its level) and verdicts, as wide as the console; run
+    names shortened to what differs between the runs."""
+    from rich import box
+    from rich.table import Table
+
+    from harness.console import console as default_console
+    from harness.console import escape, short_names
+
+    console = console or default_console()
+    short, _, keys = short_names([report.champion, *(c.name for c in report.result.challengers)])
+    label = f" ({', '.join(keys)})" if keys else ""
+    table = Table(title=escape(f"Paired comparison with the champion{label}: {short[report.champion]} "
+                               f"(p corrected: {report.result.correction})"), box=box.SIMPLE_HEAD)
+    for column in report.summary_columns():
+        numeric = column not in ("challenger", "metric")
+        table.add_column(column, overflow="fold", justify="right" if numeric else "left",
+                         no_wrap=column in (report.ci_label, "metric"))
+    for challenger, *cells in report.summary_rows():
+        table.add_row(escape(short[challenger]), *map(escape, cells))
+    console.print(table)
+    for name, text in report.verdict_lines():
+        console.print(f"[bold]{escape(short[name])}[/bold]: {escape(text)}")

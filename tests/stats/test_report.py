@@ -8,7 +8,7 @@ import pytest
 from hydra.utils import instantiate
 
 from harness.stats.paired import MisalignedError
-from harness.stats.report import NoStatistics, SweepStatistics, plot_report
+from harness.stats.report import NoStatistics, SweepStatistics
 
 
 def settings(**changes):
@@ -70,7 +70,7 @@ def test_power_plan_reproduces_seed_003_table():
 
 def test_plot_is_written(tmp_path):
     report = settings().compare({"a": table(0.0, 1), "b": table(0.5, 2), "c": table(0.2, 3)})
-    path = plot_report(report, tmp_path / "stats.png")
+    path = report.plot(tmp_path / "stats.png")
     assert path.read_bytes()[:4] == b"\x89PNG"
 
 
@@ -85,7 +85,7 @@ def test_stats_options_compose_and_instantiate(compose):
 def test_printed_report_fits_120_columns_with_short_names():
     from rich.console import Console
 
-    from harness.stats.report import print_report
+    from harness.tracking.statistics import print_report
 
     names = [f"chunker={c},stats.guards=[x],retriever=bm25" for c in ("fixed_tokens", "recursive", "markdown_sections")]
     report = settings().compare({names[0]: table(0.0, 1), names[1]: table(0.5, 2), names[2]: table(0.25, 3)})

@@ -1,0 +1,148 @@
+"""A sweep's paired comparison as an object that renders itself, in the manner of ranx's ``Report``.
+
+``StatsReport`` holds the numbers; ``to_dataframe()``, ``to_csv()``, ``to_markdown()`` and
+``plot()`` render them. Printing and logging happen at the edge (the tracking callback and the CLI).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.stats.sweep import SweepResult
+
+# Columns of the short view (to_markdown, the console table); "CI" is labelled with its level.
+SUMMARY_COLUMNS = ("challenger", "metric", "mean diff", "CI", "d", "p", "p corr.", "n (missing)")
+
+
+def ci_label(alpha: float) -> str:
+    """The confidence interval's label for a significance level.
+
+    Example:
+        >>> ci_label(0.05), ci_label(0.1), ci_label(0.01)
+        ('95% CI', '90% CI', '99% CI')
+    """
+    return f"{round(100 * (1 - alpha), 6):g}% CI"
+
+
+@dataclass
+class StatsReport:
+    """Every challenger compared with the champion.
+
+    Attributes:
+        champion: the run the others are compared with.
+        result: per challenger and metric, the paired comparison and the verdict.
+        alpha: the significance level (the bootstrap interval is at ``1 - alpha``).
+        run_metrics: per challenger, ``stats/<figure>/<metric>`` values to log on its own run.
+        settings: the settings as used (the primary metric resolved), logged with a sweep so that
+            ``harness compare`` can repeat the comparison exactly.
+    """
+
+    champion: str
+    result: SweepResult
+    alpha: float
+    run_metrics: dict[str, dict[str, float]] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ci_label(self) -> str:
+        return ci_label(self.alpha)
+
+    def to_dataframe(self):
+        """One row per (challenger, metric) with every figure (``SweepResult.to_rows``)."""
+        import pandas as pd
+
+        # object dtype: counts stay integers and missing values stay empty, as in the rows
+        return pd.DataFrame(self.result.to_rows(), dtype=object)
+
+    def verdicts_dataframe(self):
+        """One row per challenger: the winner and the reason."""
+        import pandas as pd
+
+        return pd.DataFrame(self.result.verdict_rows(), columns=["challenger", "winner", "reason"], dtype=object)
+
+    def to_csv(self, path: Path | None = None) -> str:
+        """The full table as CSV (also written to ``path`` when given)."""
+        text = self.to_dataframe().to_csv(index=False) if self.result.challengers else ""
+        if path is not None:
+            Path(path).write_text(text)
+        return text
+
+    def verdicts_to_csv(self, path: Path | None = None) -> str:
+        text = self.verdicts_dataframe().to_csv(index=False) if self.result.challengers else ""
+        if path is not None:
+            Path(path).write_text(text)
+        return text
+
+    @property
+    def table_csv(self) -> str:
+        return self.to_csv()
+
+    @property
+    def verdicts_csv(self) -> str:
+        return self.verdicts_to_csv()
+
+    @property
+    def title(self) -> str:
+        return f"Paired comparison with the champion: {self.champion} (p corrected: {self.result.correction})"
+
+    def summary_columns(self) -> list[str]:
+        return [self.ci_label if c == "CI" else c for c in SUMMARY_COLUMNS]
+
+    def summary_rows(self) -> list[list[str]]:
+        """The short view, formatted: one row of strings per (challenger, metric)."""
+        rows = []
+        for challenger in self.result.challengers:
+            for c in challenger.metrics:
+                ci = "-" if c.ci_low is None else f"[{c.ci_low:+.4f}, {c.ci_high:+.4f}]"
+                rows.append([challenger.name, c.spec.name, _num(c.mean_difference, "+.4f"), ci,
+                             _num(c.cohens_d, ".2f"),
+                             _num(c.p_value, ".3g") if c.p_value is not None else (c.reason or "-"),
+                             _num(c.p_corrected, ".3g"), f"{c.n} ({c.missing})"])
+        return rows
+
+    def verdict_lines(self) -> list[tuple[str, str]]:
+        """(challenger, "winner <who> - <reason>") per challenger."""
+        return [(c.name, f"winner {c.verdict.winner} - {c.verdict.reason}") for c in self.result.challengers]
+
+    def to_markdown(self) -> str:
+        """The short view as a Markdown table, then one verdict line per challenger."""
+        import pandas as pd
+
+        table = pd.DataFrame(self.summary_rows(), columns=self.summary_columns()).to_markdown(index=False)
+        verdicts = "\n".join(f"- **{name}**: {text}" for name, text in self.verdict_lines())
+        return f"### {self.title}\n\n{table}\n\n{verdicts}\n"
+
+    def plot(self, path: Path) -> Path:
+        """Mean difference with its bootstrap CI per challenger, one panel per metric; a PNG at ``path``."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        challengers = self.result.challengers
+        metrics = [m.spec.name for m in challengers[0].metrics]
+        names = [c.name for c in challengers]
+        fig, axes = plt.subplots(1, len(metrics), figsize=(5 * len(metrics), 0.45 * len(names) + 1.8),
+                                 squeeze=False)
+        for axis, metric in zip(axes[0], metrics):
+            for y, challenger in enumerate(challengers):
+                c = next(m for m in challenger.metrics if m.spec.name == metric)
+                if c.mean_difference is None:
+                    continue
+                low = c.mean_difference - (c.ci_low if c.ci_low is not None else c.mean_difference)
+                high = (c.ci_high if c.ci_high is not None else c.mean_difference) - c.mean_difference
+                axis.errorbar(c.mean_difference, y, xerr=[[low], [high]], fmt="o", capsize=3)
+            axis.axvline(0.0, color="grey", linewidth=0.8)
+            axis.set_yticks(range(len(names)), names, fontsize=7)
+            axis.set_title(f"{metric}\n(challenger - {self.champion})", fontsize=8)
+            axis.set_xlabel(f"mean difference, {self.ci_label}", fontsize=7)
+        fig.tight_layout()
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+        return Path(path)
+
+
+def _num(value: float | None, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
