@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from harness.generators.base import Generation, GenerationRequest, Generator
+from harness.generators.base import BATCH_SECONDS, BATCH_SIZE, Generation, GenerationRequest, Generator
 from harness.models import model_fingerprint, resolve_device
 
 log = logging.getLogger(__name__)
@@ -47,8 +47,11 @@ class LocalGenerator(Generator):
         model: Hugging Face id or local folder.
         gguf_file: a GGUF file inside ``model`` (transformers de-quantizes it), or null.
         max_new_tokens: answer length cap.
-        batch_size: prompts decoded together (left padding). In a batch every row shares the
-            batch's time to first token; a row's latency ends when it emits its end token.
+        batch_size: prompts decoded together (left padding). A request decoded alone gets its
+            measured time to first token and latency; rows of a larger batch get none (each row
+            would report the batch's shared time), but ``extra`` holds the batch's wall time and
+            size, from which the generation suite derives ``seconds_per_answer_batched`` and
+            ``answers_per_second``.
         device: ``auto``, ``cpu``, ``cuda``...
         dtype: torch dtype name (``float32``, ``bfloat16``, ``float16``).
         price_as: the pricing-table row this model is billed as.
@@ -66,8 +69,10 @@ class LocalGenerator(Generator):
 
     def fingerprint(self) -> dict[str, Any]:
         weights = str(Path(self.model_path) / self.gguf_file) if self.gguf_file else self.model_path
+        # "timing": cached answers from before batched rows stopped reporting the batch's time as latency
+        # are not reused.
         return {"generator": "local", "model": model_fingerprint(weights), "max_new_tokens": self.max_new_tokens,
-                "batch_size": self.batch_size, "dtype": self.dtype, "decoding": "greedy"}
+                "batch_size": self.batch_size, "dtype": self.dtype, "decoding": "greedy", "timing": "per_request"}
 
     def count_tokens(self, text: str) -> int:
         tokenizer, _ = _load(self.model_path, self.gguf_file, self.device, self.dtype)
@@ -110,6 +115,7 @@ class LocalGenerator(Generator):
                                     pad_token_id=tokenizer.pad_token_id, logits_processor=[clock])
         end = time.perf_counter() - start
         new_tokens = output[:, encoded["input_ids"].shape[1]:].tolist()
+        alone = len(batch) == 1  # only then is the clock one request's latency
         generations = []
         for row, tokens in enumerate(new_tokens):
             answer = _until_eos(tokens, eos_ids | {tokenizer.pad_token_id})
@@ -117,8 +123,9 @@ class LocalGenerator(Generator):
                 text=tokenizer.decode(answer, skip_special_tokens=True).strip(),
                 input_tokens=int(encoded["attention_mask"][row].sum()),
                 output_tokens=len(answer),
-                ttft_seconds=clock.ttft,
-                latency_seconds=clock.finished[row] if clock.finished[row] is not None else end,
+                ttft_seconds=clock.ttft if alone else None,
+                latency_seconds=(clock.finished[row] if clock.finished[row] is not None else end) if alone else None,
+                extra={BATCH_SECONDS: end, BATCH_SIZE: len(batch)},
             ))
         return generations
 

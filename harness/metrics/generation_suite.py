@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.generators.base import BATCH_SECONDS, BATCH_SIZE
 from harness.generators.pricing import PriceTable
 from harness.metrics.suites import MetricSuite, Scores, mean_by_key
 from harness.results.records import QuestionRecord
@@ -13,6 +14,11 @@ _TIMINGS = ("ttft_seconds", "latency_seconds")
 
 class GenerationSuite(MetricSuite):
     """TTFT, latency, decode speed, tokens and dollar cost per question; p50/p95 per run.
+
+    TTFT and latency are per request, as measured (API calls, a local request decoded alone).
+    Locally batched answers have none; instead each row gets ``seconds_per_answer_batched`` (its
+    batch's wall time / the batch's size) and the run ``answers_per_second`` (answers / the sum of
+    their batches' wall times): throughput, not what one request waits.
 
     ``failed_count`` counts generator errors (``no_context_failed_count`` those of seed 004's
     no-context answers); ``skipped_count`` counts questions a predictions
@@ -49,6 +55,8 @@ class GenerationSuite(MetricSuite):
             value = getattr(generation, key)
             if value is not None:
                 scores[key] = float(value)
+        if generation.extra.get(BATCH_SECONDS) is not None:
+            scores["seconds_per_answer_batched"] = generation.extra[BATCH_SECONDS] / generation.extra[BATCH_SIZE]
         if generation.input_tokens is not None and generation.output_tokens is not None:
             if self.price_as is not None:
                 scores["cost_usd"] = self.prices.cost(self.price_as, generation.input_tokens, generation.output_tokens)
@@ -63,6 +71,9 @@ class GenerationSuite(MetricSuite):
             aggregates["no_context_failed_count"] = sum(row.get("no_context_failed", 0.0) for row in rows)
         aggregates["skipped_count"] = sum(row.get("skipped", 0.0) for row in rows)
         aggregates["answered"] = float(sum(1 for row in rows if "failed" in row))
+        batched = [row["seconds_per_answer_batched"] for row in rows if "seconds_per_answer_batched" in row]
+        if batched and sum(batched) > 0:  # each batch's rows add up to its wall time
+            aggregates["answers_per_second"] = len(batched) / sum(batched)
         for key in _TIMINGS:
             values = [row[key] for row in rows if key in row]
             for p in self.percentiles if values else []:

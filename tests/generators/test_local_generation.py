@@ -32,15 +32,29 @@ def request(i: int, text: str = "When do CloudFlow JWT tokens expire?") -> Gener
 
 
 def test_ttft_is_positive_and_below_total_latency_on_the_real_model(generator):
-    results = generator.generate([request(i) for i in range(3)])
+    results = [generator.generate([request(i)])[0] for i in range(3)]  # one request at a time: measured
     assert len(results) == 3
     for generation in results:
         assert not generation.failed and generation.text
         assert 0 < generation.ttft_seconds < generation.latency_seconds
+        assert generation.extra["batch_size"] == 1
         assert 0 < generation.output_tokens <= 24
         assert generation.input_tokens == generator.count_tokens(
             _chat(generator, request(0).messages))  # counted with the generator's own tokenizer
         assert generation.tokens_per_second > 0
+
+
+def test_batched_rows_report_no_latency_only_their_batch_time(generator):
+    import time
+
+    start = time.perf_counter()
+    results = generator.generate([request(i, f"Question {i}?") for i in range(3)])  # one batch of 3
+    wall = time.perf_counter() - start
+    assert all(g.latency_seconds is None and g.ttft_seconds is None and g.tokens_per_second is None
+               for g in results)  # a shared batch time is nobody's latency
+    batch_seconds = {g.extra["batch_seconds"] for g in results}
+    assert len(batch_seconds) == 1 and 0 < batch_seconds.pop() <= wall
+    assert {g.extra["batch_size"] for g in results} == {3}
 
 
 def _chat(generator, messages):

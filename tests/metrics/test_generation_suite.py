@@ -68,3 +68,16 @@ def test_no_context_failures_are_counted_and_kept_with_their_reason():
     aggregates = suite.aggregate(rows)
     assert aggregates["no_context_failed_count"] == 2 and aggregates["failed_count"] == 0
     assert records[0].row({})["no_context_answer_error"] == "TimeoutError: read timed out"
+
+
+def test_batched_answers_give_throughput_and_per_answer_share_not_latency():
+    suite = GenerationSuite(PRICES, price_as=None, percentiles=[50])
+    # Two batches: 4 answers in 2.0 s, then 2 answers in 1.5 s (seconds per answer 0.5 and 0.75).
+    batches = [(2.0, 4)] * 4 + [(1.5, 2)] * 2
+    rows = [suite.score(record(Generation("a", 10, 5, extra={"batch_seconds": t, "batch_size": n})))
+            for t, n in batches]
+    assert rows[0]["seconds_per_answer_batched"] == 0.5 and rows[-1]["seconds_per_answer_batched"] == 0.75
+    aggregates = suite.aggregate(rows)
+    assert aggregates["answers_per_second"] == pytest.approx(6 / 3.5)  # answers / total batch wall time
+    assert aggregates["seconds_per_answer_batched"] == pytest.approx((4 * 0.5 + 2 * 0.75) / 6)
+    assert not any(key.startswith(("latency", "ttft")) for key in aggregates)
