@@ -21,6 +21,9 @@ from typing import Any
 
 from harness.tracking.sweep import JOB_SUMMARY, SWEEP_FILE
 
+# Failed jobs are returned (Sweep.failed, RuntimeError), not turned into the command's exit status.
+KEEP_GOING = "++hydra.callbacks.tracking.exit_on_failure=false"
+
 
 @dataclass
 class Evaluation:
@@ -65,7 +68,7 @@ def evaluate(overrides: list[str] | None = None, config_dir: str | Path | None =
     from hydra.types import RunMode
 
     hydra = _hydra(config_dir)
-    overrides = list(overrides or [])
+    overrides = [*(overrides or []), KEEP_GOING]
     try:
         # As Hydra's own command line does: the mode is an override unless the config sets it.
         mode = hydra.get_mode(config_name="config", overrides=overrides)
@@ -90,7 +93,7 @@ def sweep(overrides: list[str] | None = None, config_dir: str | Path | None = No
     from hydra.types import RunMode
 
     hydra = _hydra(config_dir)
-    overrides = list(overrides or [])
+    overrides = [*(overrides or []), KEEP_GOING]
     try:
         if hydra.get_mode(config_name="config", overrides=overrides) != RunMode.MULTIRUN:
             overrides.append("hydra.mode=MULTIRUN")

@@ -9,7 +9,8 @@ from harness.subcommands import SUBCOMMANDS
 
 
 def cli() -> None:
-    """Runs a subcommand, or Hydra's run/sweep; exits non-zero if any job failed."""
+    """Runs a subcommand, or Hydra's run/sweep; exits non-zero if any job failed (the tracking
+    callback ends the command with the status, see :mod:`harness.tracking.callback`)."""
     command = sys.argv[1] if len(sys.argv) > 1 else None
     if command in ("--version", "-V"):
         from harness import __version__
@@ -20,8 +21,5 @@ def cli() -> None:
         # Imported on use: start-up stays light.
         sys.exit(importlib.import_module(SUBCOMMANDS[command][0]).main(sys.argv[2:]))
     from harness.cli.sweep import main
-    from harness.tracking.callback import FAILED_JOBS
 
     main()
-    if FAILED_JOBS:
-        sys.exit(1)

@@ -36,6 +36,12 @@ class MetricSuite(ABC):
         """Extra files for the run (file name -> text); ``rows`` are this suite's per-question scores."""
         return {}
 
+    @classmethod
+    def sweep_summary(cls, summaries: list[dict[str, Any]], title: str, console=None) -> None:
+        """Prints the suite's own table after a run or sweep, from the jobs' summaries (each with
+        ``name``, ``job_num``, ``status`` and aggregate ``metrics``). A class method: the sweep's
+        end needs no suite instance (and loads no model). Prints nothing by default."""
+
 
 def mean_by_key(rows: list[Scores], skip: frozenset[str] = frozenset()) -> Scores:
     sums: dict[str, float] = {}

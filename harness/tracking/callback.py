@@ -17,13 +17,12 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.core.utils import JobReturn, JobStatus
 from hydra.experimental.callback import Callback
 from hydra.types import RunMode
-from hydra.utils import instantiate
+from hydra.utils import get_class, instantiate
 from omegaconf import DictConfig, OmegaConf
 
 from harness import __version__
 from harness.config.allowlist import check_targets
 from harness.config.resolvers import PROJECT_ROOT
-from harness.metrics.routes.report import print_route_summary
 from harness.tracking import sweep
 from harness.tracking.leaderboard import Leaderboard
 from harness.tracking.naming import flatten, redact, run_name
@@ -35,12 +34,21 @@ log = logging.getLogger(__name__)
 # Config groups whose settings are logged as parameters.
 PARAM_GROUPS = ("dataset", "chunker", "retriever", "metrics", "generator", "prompt", "generation", "judge",
                 "router")
-# Jobs that failed in this process (single runs) or in the sweep that just ended; read by the CLI
-# to set the exit code.
-FAILED_JOBS: list[str] = []
+# Exit statuses of the ``harness`` command (2, nothing started, is raised by _stop_on_error).
+EXIT_JOBS_FAILED = 1
+EXIT_NOT_STARTED = 2
 
 
 class TrackingCallback(Callback):
+    """Args:
+        exit_on_failure: end the command with status 1 (SystemExit) once a run or sweep with a
+            failed job has reported; the Python API turns it off and returns the failures instead.
+    """
+
+    def __init__(self, exit_on_failure: bool = True) -> None:
+        self.exit_on_failure = exit_on_failure
+        self._failed_run: str | None = None  # a single run's failure, raised in on_run_end
+
     def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
         with _stop_on_error("run", "the config names code it may not run"):
             check_targets(config)
@@ -98,8 +106,7 @@ class TrackingCallback(Callback):
             summary["tracking_error"] = repr(err)
         sweep.write_job_summary(outcome.output_dir, summary)
         if not multirun:
-            if outcome.failed:
-                FAILED_JOBS.append(info.name)
+            self._failed_run = info.name if outcome.failed else None
             _report([summary], config, tracker, title=f"{config.experiment_name}: {info.name}")
             _print_where(tracker)
 
@@ -108,7 +115,6 @@ class TrackingCallback(Callback):
         state = sweep.read_sweep(sweep_dir)
         summaries = sweep.collect_job_summaries(sweep_dir, state.get("sweep_id", ""))
         failed = [s["name"] for s in summaries if s["status"] != "FINISHED"]
-        FAILED_JOBS.extend(failed)
         tracker = instantiate(config.tracking)
         board = _report(summaries, config, tracker, title=f"{config.experiment_name}: {len(summaries)} runs")
         (sweep_dir / "leaderboard.csv").write_text(board.to_csv())
@@ -121,6 +127,12 @@ class TrackingCallback(Callback):
                 print(f"FAILED {summary['name']}: {summary.get('error')}")
         print(f"Leaderboard: {sweep_dir / 'leaderboard.csv'}")
         _print_where(tracker)
+        if failed and self.exit_on_failure:
+            raise SystemExit(EXIT_JOBS_FAILED)
+
+    def on_run_end(self, config: DictConfig, **kwargs: Any) -> None:
+        if self._failed_run is not None and self.exit_on_failure:
+            raise SystemExit(EXIT_JOBS_FAILED)
 
 
 def _check_dataset(config: DictConfig, what: str):
@@ -143,13 +155,14 @@ def _stop_on_error(what: str, reason: str):
     except Exception as err:
         root = err.__cause__ or err
         print(f"harness: {what} not started, {reason}:\n{root}", file=sys.stderr)
-        raise SystemExit(2) from err
+        raise SystemExit(EXIT_NOT_STARTED) from err
 
 
 def _report(summaries: list[dict], config: DictConfig, tracker, title: str) -> Leaderboard:
     board = Leaderboard.from_summaries(summaries, list(config.report.headline))
     board.print(title)
-    print_route_summary(summaries, title)
+    for suite in config.metrics.values():  # each suite may add its own table (e.g. per route)
+        get_class(suite._target_).sweep_summary(summaries, title)
     return board
 
 

@@ -54,6 +54,13 @@ def test_sweep_runs_every_combination_under_one_parent(tmp_path, monkeypatch):
     assert list(result.to_pandas()["run"]) == [r.name for r in result.runs]
 
 
+def test_a_sweep_with_a_failed_job_returns_it_instead_of_exiting(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = sweep([*_overrides(tmp_path, "unused"), "stats=none", "generator=predictions",
+                    f"generator.path={tmp_path / 'missing.jsonl'}"])
+    assert result.runs == [] and len(result.failed) == 1
+
+
 def test_evaluate_refuses_a_multirun_config(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ValueError, match="use harness.sweep"):

@@ -121,6 +121,14 @@ def test_failing_job_is_logged_failed_and_the_sweep_goes_on(tmp_path):
     assert "FAILED" in done.stdout
 
 
+def test_a_single_run_whose_job_fails_exits_1(tmp_path):
+    done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "retriever=bm25", "generator=predictions",
+                   f"generator.path={tmp_path / 'missing.jsonl'}", "tracking=none", multirun=False)
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert "missing.jsonl" in (tmp_path / "run" / "traceback.txt").read_text()
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["status"] == "FAILED"
+
+
 def test_malformed_dataset_stops_the_sweep_before_any_job(tmp_path):
     broken = tmp_path / "broken.jsonl"
     broken.write_text((TINY / "questions.jsonl").read_text() + "{not json\n")

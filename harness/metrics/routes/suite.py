@@ -42,6 +42,7 @@ from harness.models import load_sentence_transformer
 from harness.results.records import QuestionRecord
 from harness.metrics.routes import dimensions, scoring
 from harness.metrics.routes.confusion import confusion_matrix
+from harness.metrics.routes.report import print_route_summary
 from harness.metrics.routes.table import RouteTable
 
 log = logging.getLogger(__name__)
@@ -83,6 +84,11 @@ class RouteSuite(MetricSuite):
             max_relative_rounding=float(numbers.get("max_relative_rounding", 0.0)),
             ignore_years=None if years is None else (int(years[0]), int(years[1])))
         self._similarity: dict[str, tuple[str, float]] = {}
+
+    @classmethod
+    def sweep_summary(cls, summaries: list[dict[str, Any]], title: str, console=None) -> None:
+        """The per-route table: routing accuracy, quality and pass rates per job and route."""
+        print_route_summary(summaries, title, console)
 
     # --- batch work ---------------------------------------------------------------------------
 

@@ -43,3 +43,15 @@ def test_print_fits_120_columns_with_short_names_and_whole_numbers():
     text = console.export_text()
     assert max(len(line) for line in text.splitlines()) <= 120
     assert "run: chunker" in text and "markdown_sections" in text and "0.1235" in text
+
+
+def test_the_routes_suite_contributes_the_per_route_table_and_other_suites_nothing(capsys):
+    from harness.metrics.routes.suite import RouteSuite
+    from harness.metrics.suites import MetricSuite, RetrievalSuite
+
+    RetrievalSuite.sweep_summary([summary(0, 0.75)], "demo")
+    MetricSuite.sweep_summary([summary(0, 0.75)], "demo")
+    assert capsys.readouterr().out == ""
+    RouteSuite.sweep_summary([summary(0, 0.75)], "demo")
+    out = capsys.readouterr().out
+    assert "demo: per route" in out and "sales_kpi" in out and "0.7500" in out
