@@ -1,5 +1,6 @@
 """Configuration: structured-config schemas (ConfigStore) and OmegaConf resolvers."""
 
+from harness.config.judge_schemas import register_judge_schemas
 from harness.config.meta_eval_schema import register_meta_eval_schemas
 from harness.config.resolvers import register_resolvers
 from harness.config.schemas import register_schemas
@@ -10,3 +11,4 @@ def register() -> None:
     register_resolvers()
     register_schemas()
     register_meta_eval_schemas()
+    register_judge_schemas()

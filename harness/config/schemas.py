@@ -14,6 +14,7 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
 from harness.config.route_schemas import register_route_schemas
+from harness.config.judge_schemas import SelfCheckSchema
 
 
 # --- dataset -------------------------------------------------------------------------------
@@ -312,6 +313,7 @@ class LocalJudgeSchema:
     samples: int = 1
     seed: int = 0
     cache: str = "on"
+    selfcheck: Optional[SelfCheckSchema] = None
 
 
 @dataclass
@@ -329,6 +331,7 @@ class ApiJudgeSchema:
     cache: str = "on"
     seed: int = 0
     aliases: Dict[str, str] = field(default_factory=dict)
+    selfcheck: Optional[SelfCheckSchema] = None
 
 
 @dataclass

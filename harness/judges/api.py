@@ -15,6 +15,7 @@ from typing import Any
 
 from harness.generators.api import api_key_from_env, check_decoding_args, describe_error
 from harness.judges.base import Judge, JudgePrompt, Reply
+from harness.judges.selfcheck import SelfCheckSettings
 
 
 class ApiJudge(Judge):
@@ -33,6 +34,7 @@ class ApiJudge(Judge):
         samples: judgements per item (needs temperature > 0, or null where the API samples by default).
         cache: ``on``, ``refresh`` or ``off``.
         aliases: ``{alias: model id}``, e.g. the seeds' ``claude-haiku``.
+        selfcheck: ``{enabled, pairs, min_auc, contexts}`` (:mod:`harness.judges.selfcheck`), or null.
     """
 
     kind = "api"
@@ -42,7 +44,7 @@ class ApiJudge(Judge):
     def __init__(self, *, model: str, api_key_env: str, max_tokens: int, temperature: float | None,
                  timeout: float, max_retries: int, base_url: str | None = None, concurrency: int = 1,
                  samples: int = 1, cache: str = "on", seed: int = 0,
-                 aliases: Mapping[str, str] | None = None) -> None:
+                 aliases: Mapping[str, str] | None = None, selfcheck: Mapping[str, Any] | None = None) -> None:
         if not api_key_env:
             raise ValueError("judge.api_key_env must name an environment variable")
         check_decoding_args(max_tokens, temperature, timeout, max_retries, concurrency)
@@ -53,6 +55,7 @@ class ApiJudge(Judge):
         self.max_tokens, self.temperature = max_tokens, temperature
         self.timeout, self.max_retries, self.concurrency = timeout, max_retries, concurrency
         self.samples, self.cache, self.seed = samples, cache, seed
+        self.selfcheck = SelfCheckSettings.from_config(selfcheck, seed)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r}, api_key_env={self.api_key_env!r})"

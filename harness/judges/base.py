@@ -9,6 +9,8 @@ Two primitives cover every rubric:
   (judges that expose the next-token distribution: the local judge). A rubric then reads its
   score as the probability-weighted mean over its scale, which is deterministic and can never be
   unparsable.
+* :meth:`Judge.log_likelihoods` — the token log-probabilities of a fixed continuation after each
+  prompt (the likelihood rubrics, BARTScore/GPTScore manner; the local judge).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
+
+from harness.judges.selfcheck import SelfCheckSettings
 
 CACHE_MODES = ("on", "refresh", "off")
 
@@ -42,16 +46,20 @@ class Judge(ABC):
     Attributes:
         enabled: False for ``judge=none``.
         reads_distributions: True when :meth:`probabilities` is available.
+        reads_likelihoods: True when :meth:`log_likelihoods` is available.
         samples: judgements per item; > 1 (with temperature > 0) measures the judge's consistency.
         cache: ``on`` (read and write the judgement cache), ``refresh`` (recompute and overwrite),
             ``off`` (neither).
+        selfcheck: the self-check run before the first real item (:mod:`harness.judges.selfcheck`).
     """
 
     enabled = True
     reads_distributions = False
+    reads_likelihoods = False
     samples: int = 1
     cache: str = "on"
     seed: int = 0
+    selfcheck: SelfCheckSettings = SelfCheckSettings(enabled=False)
 
     @abstractmethod
     def fingerprint(self) -> dict[str, Any]:
@@ -71,6 +79,10 @@ class Judge(ABC):
     def probabilities(self, prompts: list[JudgePrompt], candidates: list[str]) -> list[list[float]]:
         """P(reply == candidate) for each prompt and candidate (unnormalised)."""
         raise NotImplementedError(f"{type(self).__name__} does not expose next-token probabilities")
+
+    def log_likelihoods(self, prompts: list[JudgePrompt], continuations: list[str]) -> list[list[float]]:
+        """Per token of ``continuations[i]``, its log-probability after ``prompts[i]`` (and its prefix)."""
+        raise NotImplementedError(f"{type(self).__name__} does not expose token log-probabilities")
 
     def draw(self, weights: dict[float, float], prompt: JudgePrompt, sample: int) -> float:
         """A value drawn from a score distribution (sampling judges that read probabilities)."""

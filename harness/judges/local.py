@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,8 @@ from harness.cache import content_key
 from harness.generators.local import _eos_ids, _load, _until_eos
 from harness.judges.base import Judge, JudgePrompt, Reply
 from harness.judges.candidates import candidate_probabilities
+from harness.judges.likelihood import continuation_log_probs
+from harness.judges.selfcheck import SelfCheckSettings
 from harness.models import model_fingerprint
 
 log = logging.getLogger(__name__)
@@ -37,13 +40,15 @@ class LocalJudge(Judge):
         seed: seeds the draws (each item and sample gets its own stream, so results do not
             depend on batching or order).
         cache: ``on``, ``refresh`` or ``off`` (see :class:`~harness.judges.base.Judge`).
+        selfcheck: ``{enabled, pairs, min_auc, contexts}`` (:mod:`harness.judges.selfcheck`), or null.
     """
 
     reads_distributions = True
+    reads_likelihoods = True
 
     def __init__(self, model: str, gguf_file: str | None, device: str = "auto", dtype: str = "float32",
                  batch_size: int = 8, max_new_tokens: int = 96, temperature: float = 0.0, samples: int = 1,
-                 seed: int = 0, cache: str = "on") -> None:
+                 seed: int = 0, cache: str = "on", selfcheck: Mapping[str, Any] | None = None) -> None:
         if batch_size < 1 or max_new_tokens < 1:
             raise ValueError(f"judge.batch_size and judge.max_new_tokens must be >= 1, got {batch_size}, "
                              f"{max_new_tokens}")
@@ -53,6 +58,7 @@ class LocalJudge(Judge):
         self.device, self.dtype = device, dtype
         self.batch_size, self.max_new_tokens = batch_size, max_new_tokens
         self.temperature, self.samples, self.seed, self.cache = float(temperature), samples, seed, cache
+        self.selfcheck = SelfCheckSettings.from_config(selfcheck, seed)
 
     def fingerprint(self) -> dict[str, Any]:
         # batch_size is left out: batching changes results only at float rounding level.
@@ -78,16 +84,28 @@ class LocalJudge(Judge):
 
     def probabilities(self, prompts: list[JudgePrompt], candidates: list[str]) -> list[list[float]]:
         tokenizer, model = self._model()
-        texts = [self.text(p) for p in prompts]
+        return self._batched([self.text(p) for p in prompts],
+                             lambda texts, _: candidate_probabilities(tokenizer, model, texts, candidates))
+
+    def log_likelihoods(self, prompts: list[JudgePrompt], continuations: list[str]) -> list[list[float]]:
+        tokenizer, model = self._model()
+        limit = getattr(model.config, "max_position_embeddings", None)
+        return self._batched([self.text(p) for p in prompts],
+                             lambda texts, rows: continuation_log_probs(tokenizer, model, texts,
+                                                                        [continuations[i] for i in rows], limit),
+                             lengths=[len(c) for c in continuations])
+
+    def _batched(self, texts: list[str], run, lengths: list[int] | None = None) -> list:
+        """``run(texts, indices)`` over batches of ``batch_size``; results in the input order."""
         # Similar lengths share a batch, so little compute goes to padding.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        results: list[list[float] | None] = [None] * len(texts)
+        extra = lengths or [0] * len(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]) + extra[i])
+        results: list = [None] * len(texts)
         for first in range(0, len(order), self.batch_size):
             batch = order[first:first + self.batch_size]
-            for index, probabilities in zip(batch, candidate_probabilities(tokenizer, model, [texts[i] for i in batch],
-                                                                           candidates)):
-                results[index] = probabilities
-        return results  # type: ignore[return-value]
+            for index, value in zip(batch, run([texts[i] for i in batch], batch)):
+                results[index] = value
+        return results
 
     def draw(self, weights: dict[float, float], prompt: JudgePrompt, sample: int) -> float:
         """One value drawn from ``weights`` tempered by ``temperature`` (p ** (1 / T), renormalised)."""

@@ -52,6 +52,7 @@ class ContextDeltaSuite(MetricSuite):
             resamples=int(significance["resamples"]), confidence=float(significance["confidence"]),
             seed=int(significance["seed"]), min_pairs=int(significance["min_pairs"]))
         self._judged: bool | None = None  # decided for the whole run by prepare()
+        self._selfcheck: bool | None = None  # the scoring judge's self-check, read by prepare()
 
     def _keys(self) -> dict[str, str]:
         return {condition: f"{self.judge_rubric}/{condition}" for condition in CONDITIONS}
@@ -65,6 +66,13 @@ class ContextDeltaSuite(MetricSuite):
 
     def prepare(self, records: list[QuestionRecord], cache: DiskCache | None = None) -> None:
         self._judged = self.judged(records)
+        self._selfcheck = self.selfcheck_passed(records) if self._judged else None
+
+    def selfcheck_passed(self, records: list[QuestionRecord]) -> bool | None:
+        """Whether the judge rubric that scored the delta passed its self-check (None: not checked)."""
+        flags = {j.detail["selfcheck_passed"] for r in records for key, j in r.judgements.items()
+                 if key in self._keys().values() and "selfcheck_passed" in j.detail}
+        return None if not flags else all(flags)
 
     def scorer(self, records: list[QuestionRecord]) -> str:
         if not self.judged(records):
@@ -123,6 +131,8 @@ class ContextDeltaSuite(MetricSuite):
             tests = self.tests(rows)
             if tests is not None:
                 aggregates.update(tests.metrics())
+            if self._selfcheck is not None:  # a judge that failed it makes the delta no evidence
+                aggregates["selfcheck_passed"] = float(self._selfcheck)
         return aggregates
 
     def tests(self, rows: list[Scores]) -> Significance | None:
@@ -159,6 +169,7 @@ class ContextDeltaSuite(MetricSuite):
             "interpretation": self.interpret(summary["delta_pp"]),
             "conditions": {seed: ours for ours, seed in SEED_NAMES.items()},
             "scorer": self.scorer(records),
+            "scorer_selfcheck_passed": self._selfcheck,
             "threshold": self.threshold,
             "missing": {c: int(summary[f"missing_{c}"]) for c in CONDITIONS},
         }

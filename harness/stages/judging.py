@@ -23,6 +23,7 @@ from harness.judges.base import Judge
 from harness.judges.items import JudgeItem, item_for
 from harness.judges.judgement import Judgement, combine_samples
 from harness.judges.rubrics.base import Rubric
+from harness.judges.selfcheck import SelfCheckResult, selfcheck_items, selfcheck_result
 
 log = logging.getLogger(__name__)
 NAMESPACE = "judgements"
@@ -41,6 +42,7 @@ class Judging:
     rubrics: dict[str, Rubric]
 
     def __post_init__(self) -> None:
+        self.selfchecks: dict[str, SelfCheckResult] = {}  # rubric name -> its self-check this run
         owners: dict[str, str] = {}
         for name, rubric in self.rubrics.items():
             for target in rubric.applies_to:
@@ -50,12 +52,21 @@ class Judging:
                                          f"judge/{column}; give one of them another 'column'")
                     owners[column] = name
 
-    def run(self, records: list, cache: DiskCache) -> dict[str, float]:
-        """Judges the records in place; returns the run's judge figures (``judge/cache_hits``...)."""
+    def run(self, records: list, cache: DiskCache, population: list | None = None) -> dict[str, float]:
+        """Judges the records in place; returns the run's judge figures (``judge/cache_hits``...,
+        and each rubric's self-check, ``judge/<column>_selfcheck_auc``...).
+
+        Args:
+            records: the records to judge.
+            cache: the judgement cache.
+            population: the dataset's records the self-check samples from (default: ``records``).
+        """
         counts: Counter[str] = Counter()
-        fingerprint: dict | None = None  # computed on first use: it may hash a model file
+        figures: dict[str, float] = {}
+        self._fingerprint = None  # computed on first use: it may hash a model file
         start = time.perf_counter()
-        for name, rubric in self.rubrics.items():
+        for position, (name, rubric) in enumerate(self.rubrics.items()):
+            checked = False
             for target in rubric.applies_to:
                 pending: list[tuple[object, JudgeItem, str]] = []
                 for record in records:
@@ -68,9 +79,10 @@ class Judging:
                     if item.missing is not None:
                         self._store(record, name, rubric, item, Judgement.missing_because(item.missing))
                         continue
-                    fingerprint = fingerprint or self.judge.fingerprint()
-                    key = content_key(NAMESPACE, JUDGEMENT_FORMAT, fingerprint, rubric.fingerprint(),
-                                      rubric.cache_payload(item))
+                    if not checked and self.judge.selfcheck.enabled:
+                        checked = True  # before the rubric's first real item
+                        figures.update(self._selfcheck(name, rubric, population or records, cache, position == 0))
+                    key = self._key(rubric, item)
                     found = cache.get(NAMESPACE, key) if self.judge.cache == "on" else None
                     if isinstance(found, Judgement):
                         found.cached = True
@@ -84,19 +96,57 @@ class Judging:
                 log.info("judging %d items with rubric %s (%s) on %s", len(pending), name, target,
                          self.judge.describe())
                 for (record, item, key), judgement in zip(pending, self._evaluate(name, rubric, [p[1] for p in pending])):
-                    if not judgement.failed and self.judge.cache != "off":
-                        cache.put(NAMESPACE, key, judgement)
+                    self._put(cache, key, judgement)
                     self._store(record, name, rubric, item, judgement)
                 counts["judged"] += len(pending)
         seconds = time.perf_counter() - start
         for record in records:
-            counts["missing"] += sum(j.failed for j in getattr(record, "judgements", {}).values())
-        figures = {f"judge/{key}": float(counts[key]) for key in ("cache_hits", "cache_misses", "judged", "missing",
-                                                                  "not_applicable")}
+            for judgement in getattr(record, "judgements", {}).values():
+                counts["missing"] += judgement.failed
+        figures.update({f"judge/{key}": float(counts[key]) for key in ("cache_hits", "cache_misses", "judged",
+                                                                       "missing", "not_applicable")})
         if counts["judged"]:
             figures["judge/seconds_per_judged_item"] = seconds / counts["judged"]
         log.info("judge: %d judged, %d from the cache, %d missing (%.1f s)", counts["judged"], counts["cache_hits"],
                  counts["missing"], seconds)
+        return figures
+
+    def _key(self, rubric: Rubric, item: JudgeItem) -> str:
+        self._fingerprint = self._fingerprint or self.judge.fingerprint()
+        return content_key(NAMESPACE, JUDGEMENT_FORMAT, self._fingerprint, rubric.fingerprint(),
+                           rubric.cache_payload(item))
+
+    def _put(self, cache: DiskCache, key: str, judgement: Judgement) -> None:
+        if not judgement.failed and self.judge.cache != "off":
+            cache.put(NAMESPACE, key, judgement)
+
+    def _selfcheck(self, name: str, rubric: Rubric, population: list, cache: DiskCache,
+                   first: bool) -> dict[str, float]:
+        """Scores the rubric's right and wrong self-check items (through the cache) and returns
+        its figures; the rubric's verdict is kept in ``self.selfchecks`` for the judgements."""
+        settings = self.judge.selfcheck
+        right, wrong = selfcheck_items(population, rubric.applies_to[0], "contexts" in rubric.item_placeholders(),
+                                       settings)
+        items = right + wrong
+        keys = [self._key(rubric, item) for item in items]
+        found = [cache.get(NAMESPACE, key) if self.judge.cache == "on" else None for key in keys]
+        todo = [i for i, f in enumerate(found) if not isinstance(f, Judgement)]
+        if todo:
+            log.info("self-check of rubric %s: %d items on %s", name, len(todo), self.judge.describe())
+            for index, judgement in zip(todo, self._evaluate(name, rubric, [items[i] for i in todo])):
+                self._put(cache, keys[index], judgement)
+                found[index] = judgement
+        scores = [None if j.failed else j.score for j in found]
+        result = selfcheck_result(scores[:len(right)], scores[len(right):], settings.min_auc)
+        self.selfchecks[name] = result
+        log.log(logging.WARNING if result.passed is False else logging.INFO,
+                "self-check of rubric %s: AUC %s over %d pairs (gap %s, %d ties; threshold %.2f)%s", name,
+                "n/a" if result.auc is None else f"{result.auc:.3f}", result.n,
+                "n/a" if result.gap is None else f"{result.gap:+.3f}", result.ties, settings.min_auc,
+                ": it cannot tell right from wrong answers here" if result.passed is False else "")
+        figures = result.figures(f"judge/{rubric.column}_selfcheck_")
+        if first:
+            figures.update(result.figures("judge/selfcheck_"))
         return figures
 
     def _evaluate(self, name: str, rubric: Rubric, items: list[JudgeItem]) -> list[Judgement]:
@@ -119,7 +169,9 @@ class Judging:
             combined.append(judgement)
         return combined
 
-    @staticmethod
-    def _store(record, name: str, rubric: Rubric, item: JudgeItem, judgement: Judgement) -> None:
+    def _store(self, record, name: str, rubric: Rubric, item: JudgeItem, judgement: Judgement) -> None:
         judgement.values = rubric.values(judgement, item)
+        if name in self.selfchecks and self.selfchecks[name].passed is not None:
+            # read by metrics that reuse the judgements (the context delta)
+            judgement.detail["selfcheck_passed"] = self.selfchecks[name].passed
         record.judgements[f"{name}/{item.target}"] = judgement

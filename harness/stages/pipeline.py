@@ -51,7 +51,8 @@ def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
         # The questions that got answers (generation.sample) are the ones judged, retrieval rubrics included.
         judged = answering.selected(records) if answering is not None and answering.generator.enabled else records
         with _timed(timings, "judge"):
-            judge_figures = judging.run(judged, cache)
+            # The self-check samples the whole dataset's questions, not only the judged ones.
+            judge_figures = judging.run(judged, cache, population=records)
 
     rows, per_suite = [], {name: [] for name in suites}
     with _timed(timings, "score"):

@@ -26,6 +26,7 @@ from harness.config.resolvers import PROJECT_ROOT
 from harness.tracking import sweep
 from harness.tracking.leaderboard import Leaderboard
 from harness.tracking.naming import flatten, redact, run_name
+from harness.tracking.selfcheck_flags import warnings as selfcheck_warnings
 from harness.tracking.outcome import JobInfo, JobOutcome
 from harness.tracking.statistics import plan_sweep, report_sweep_statistics
 
@@ -161,6 +162,8 @@ def _stop_on_error(what: str, reason: str):
 def _report(summaries: list[dict], config: DictConfig, tracker, title: str) -> Leaderboard:
     board = Leaderboard.from_summaries(summaries, list(config.report.headline))
     board.print(title)
+    for line in selfcheck_warnings(summaries):  # a judge that failed its self-check is not evidence
+        print(line)
     for suite in config.metrics.values():  # each suite may add its own table (e.g. per route)
         get_class(suite._target_).sweep_summary(summaries, title)
     return board

@@ -8,6 +8,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from harness.tracking.selfcheck_flags import MARK, flagged
+
 
 @dataclass
 class Leaderboard:
@@ -35,7 +37,10 @@ class Leaderboard:
             missing = value is None or (isinstance(value, float) and math.isnan(value))
             return (row["status"] != "FINISHED", missing, -(value or 0.0))
 
-        return cls(columns=["job", "run", "status", *headline], rows=sorted(rows, key=order))
+        # A judge that failed its self-check marks its columns: `judge/answer_score (!)`.
+        marked = {name: name + MARK for name in headline if flagged(name, summaries)}
+        rows = [{marked.get(key, key): value for key, value in row.items()} for row in sorted(rows, key=order)]
+        return cls(columns=["job", "run", "status", *(marked.get(name, name) for name in headline)], rows=rows)
 
     def to_csv(self) -> str:
         buffer = io.StringIO()

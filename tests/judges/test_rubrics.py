@@ -28,7 +28,8 @@ VALID = {
 
 def test_every_rubric_is_covered():
     assert set(RUBRICS) == {"answer_score", "retrieval_grade", "manual_grade", "likert", "claims_faithfulness",
-                            "claims_context_recall"}
+                            "claims_context_recall", "likelihood_correctness", "likelihood_faithfulness",
+                            "pmi_faithfulness"}  # the likelihood rubrics: tests/judges/test_likelihood.py
 
 
 @pytest.mark.parametrize("name", RUBRICS)
