@@ -1,14 +1,18 @@
 """``harness compare``: the sweep's paired significance report for runs already in MLflow.
 
-    harness compare CHAMPION CHALLENGER [CHALLENGER ...] [stats.test=wilcoxon ...]
+    harness compare CHAMPION CHALLENGER [CHALLENGER ...] [--experiment demo] [stats.test=wilcoxon ...]
     harness compare --experiment demo [stats.primary.name=retrieval/mrr ...]
 
-Runs are MLflow run ids or run names. With ``--experiment`` every finished run that has a
-per-question table is compared with the champion (``stats.champion``, or the best on the primary
-metric). Arguments that start with ``stats``, ``report``, ``seed`` or ``experiment`` are Hydra
-overrides of the root config (run names such as ``chunker=recursive,retriever=bm25`` are not).
-The report is printed and logged as a new run (tag ``harness.role=comparison``) in the
-champion's experiment. Question sets that differ are refused, naming the ids.
+Runs are MLflow run ids, short id prefixes or run names; names and prefixes are looked up in
+``--experiment`` (else in the config's ``experiment_name``), and a name that several runs carry
+is refused with their ids. Without run names, ``--experiment`` compares the newest finished run of
+each configuration of that experiment with the champion. The statistics settings are those the
+runs' sweep logged (``stats_settings.json``: primary metric, guards, test, correction, seed...),
+so the sweep's own report is reproduced; ``stats.*`` arguments change them. Arguments that start
+with ``stats``, ``report``, ``seed`` or ``experiment`` are Hydra overrides of the root config (run
+names such as ``chunker=recursive,retriever=bm25`` are not). The chosen run ids are printed; the
+report is printed and logged as a new run (tag ``harness.role=comparison``) in the champion's
+experiment. Question sets that differ are refused, naming the ids.
 """
 
 from __future__ import annotations
@@ -23,34 +27,39 @@ from harness.config.resolvers import PROJECT_ROOT
 from harness.results.table import read_table
 from harness.stats.paired import MisalignedError
 from harness.tracking.runs import client as mlflow_client
-from harness.tracking.runs import download_table, experiment_runs, resolve_run
+from harness.tracking.runs import download_table, experiment_runs, find_run, sweep_stats_settings
 from harness.tracking.statistics import print_report, write_stats_report
 
-_OVERRIDE = re.compile(r"^[+~]?(stats|report|seed|experiment)([.=]|$)")
+_OVERRIDE = re.compile(r"^[+~]?(stats|report|seed|experiment|experiment_name)([.=]|$)")
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="harness compare", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("runs", nargs="*", help="champion, then challengers (run ids or names)")
-    parser.add_argument("--experiment", help="compare every finished run of this experiment")
+    parser.add_argument("runs", nargs="*", help="champion, then challengers (run ids, id prefixes or names)")
+    parser.add_argument("--experiment", help="where names are looked up; alone: compare every finished run of it")
     parser.add_argument("--tracking-uri", default="sqlite:///mlflow.db")
     args = parser.parse_args(argv)
     overrides = [a for a in args.runs if _OVERRIDE.match(a)]
     refs = [a for a in args.runs if not _OVERRIDE.match(a)]
-    if bool(args.experiment) == bool(refs) or (refs and len(refs) < 2):
+    if not (refs or args.experiment) or len(refs) == 1:
         parser.error("give two or more runs (champion first), or --experiment NAME")
 
+    cfg = _compose(overrides)
+    experiment = args.experiment or cfg.experiment_name
     client = mlflow_client(args.tracking_uri)
     try:
-        runs = experiment_runs(client, args.experiment) if args.experiment else [resolve_run(client, r) for r in refs]
+        runs = [find_run(client, r, experiment) for r in refs] if refs else experiment_runs(client, experiment)
+        settings, sweep_run = sweep_stats_settings(client, runs)
     except LookupError as err:
         print(f"harness compare: {err}", file=sys.stderr)
         return 2
     names = _unique_names(runs)
-    if refs:
-        overrides.append(f"stats.champion='{names[runs[0].info.run_id]}'")
-    stats = _stats_from_config(overrides)
+    stats = _stats(cfg, settings, overrides, champion=names[runs[0].info.run_id] if refs else None)
+    print(f"Comparing {len(runs)} runs ({'champion first, ' if refs else ''}statistics settings "
+          f"{f'of sweep run {sweep_run}' if sweep_run else 'from conf/stats (no sweep of theirs logged any)'}):")
+    for run in runs:
+        print(f"  {run.info.run_id}  {names[run.info.run_id]}")
     with tempfile.TemporaryDirectory() as tmp:
         try:
             tables = {names[run.info.run_id]: read_table(download_table(client, run, Path(tmp))) for run in runs}
@@ -65,14 +74,16 @@ def main(argv: list[str]) -> int:
         except ValueError as err:
             print(f"harness compare: {err}", file=sys.stderr)
             return 2
+        champion = next(r for r in runs if names[r.info.run_id] == report.champion)
+        print(f"champion: {report.champion} (run {champion.info.run_id})")
         print_report(report)
         out = Path(tmp) / "report"
         out.mkdir()
         write_stats_report(report, out)
-        champion = next(r for r in runs if names[r.info.run_id] == report.champion)
         logged = client.create_run(champion.info.experiment_id, run_name=f"compare: {len(runs) - 1} vs {report.champion}",
                                    tags={"harness.role": "comparison", "harness.champion_run": champion.info.run_id,
-                                         "harness.compared_runs": " ".join(r.info.run_id for r in runs)})
+                                         "harness.compared_runs": " ".join(r.info.run_id for r in runs),
+                                         **({"harness.stats_settings_from": sweep_run} if sweep_run else {})})
         client.log_artifacts(logged.info.run_id, str(out))
         client.set_terminated(logged.info.run_id)
     print(f"Logged as run {logged.info.run_id} in experiment {champion.info.experiment_id}")
@@ -87,9 +98,8 @@ def _unique_names(runs: list) -> dict[str, str]:
             else f"{run.info.run_name} [{run.info.run_id[:8]}]" for run in runs}
 
 
-def _stats_from_config(overrides: list[str]):
+def _compose(overrides: list[str]):
     from hydra import compose, initialize_config_dir
-    from hydra.utils import instantiate
 
     from harness.config import register
     from harness.config.allowlist import check_targets
@@ -98,7 +108,37 @@ def _stats_from_config(overrides: list[str]):
     with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
         cfg = compose("config", overrides=overrides)
     check_targets(cfg)
+    return cfg
+
+
+def _stats(cfg, logged: dict | None, overrides: list[str], champion: str | None):
+    """The stats group with the sweep's logged settings under the command line's ``stats.*``
+    overrides; ``champion`` (the first named run) wins over both."""
+    from hydra.utils import instantiate
+    from omegaconf import OmegaConf
+
+    given = [re.split(r"[=]", o.lstrip("+~"), maxsplit=1)[0] for o in overrides]
+    if logged and "stats" not in given:
+        patch: dict = {}
+        for key, value in _flat(logged):
+            full = f"stats.{key}"
+            if not any(g == full or g.startswith(f"{full}.") or full.startswith(f"{g}.") for g in given):
+                head, _, tail = key.partition(".")
+                if tail:
+                    patch.setdefault(head, {})[tail] = value
+                else:
+                    patch[head] = value
+        cfg.stats = OmegaConf.merge(cfg.stats, patch)  # validated against the stats schema
+    if champion is not None:
+        cfg.stats.champion = champion
     stats = instantiate(cfg.stats)
     if not stats.enabled:
         raise SystemExit("harness compare: stats=none selected; nothing to compare")
     return stats
+
+
+def _flat(settings: dict) -> list[tuple[str, object]]:
+    """``{"primary": {"name": x}, "guards": [...]}`` -> ``[("primary.name", x), ("guards", [...])]``."""
+    return [(f"{key}.{sub}" if isinstance(value, dict) else key, item)
+            for key, value in settings.items()
+            for sub, item in (value.items() if isinstance(value, dict) else [(None, value)])]

@@ -7,7 +7,10 @@ MLflow run name (the newest run with that name in any experiment), or, for
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import tempfile
 from pathlib import Path
 
 from harness.results.table import FILE_NAME
@@ -34,6 +37,61 @@ def resolve_run(mlflow_client, ref: str):
     return found[0]
 
 
+# Runs that report on other runs rather than evaluate a configuration.
+REPORT_ROLES = ("sweep", "comparison", "human_eval", "meta_eval")
+# The statistics settings a sweep used, logged to its parent run (harness.tracking.statistics).
+STATS_SETTINGS = "stats_settings.json"
+_ID_PREFIX = re.compile(r"^[0-9a-f]{4,32}$")
+
+
+def find_run(mlflow_client, ref: str, experiment_name: str):
+    """A run by its full id (in any experiment), else by its name or a prefix of its id within
+    ``experiment_name``. LookupError when there is none, or several (listing the candidates)."""
+    try:
+        return mlflow_client.get_run(ref)
+    except Exception:
+        pass
+    experiment = mlflow_client.get_experiment_by_name(experiment_name)
+    if experiment is None:
+        known = ", ".join(sorted(e.name for e in mlflow_client.search_experiments()))
+        raise LookupError(f"no run with id '{ref}', and no experiment '{experiment_name}' to find it by name in "
+                          f"(experiments: {known}); pass --experiment NAME")
+    escaped = ref.replace("'", "\\'")
+    found = mlflow_client.search_runs([experiment.experiment_id], f"attributes.run_name = '{escaped}'",
+                                      order_by=["attributes.start_time DESC"])
+    found = [run for run in found if run.data.tags.get("harness.role") not in REPORT_ROLES]
+    if not found and _ID_PREFIX.match(ref):
+        found = [run for run in mlflow_client.search_runs([experiment.experiment_id],
+                                                         order_by=["attributes.start_time DESC"])
+                 if run.info.run_id.startswith(ref)]
+    if not found:
+        raise LookupError(f"no run with id, id prefix or name '{ref}' in experiment '{experiment_name}'")
+    if len(found) > 1:
+        listed = "\n".join(f"  {run.info.run_id}  {run.info.run_name}  started {_started(run)}  "
+                           f"sweep {run.data.tags.get('mlflow.parentRunId', '-')}" for run in found)
+        raise LookupError(f"'{ref}' is ambiguous in experiment '{experiment_name}', {len(found)} runs; "
+                          f"name one by its id or an id prefix:\n{listed}")
+    return found[0]
+
+
+def _started(run) -> str:
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(run.info.start_time / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def sweep_stats_settings(mlflow_client, runs: list) -> tuple[dict | None, str | None]:
+    """The statistics settings logged by the newest sweep that the runs belong to, and that
+    sweep's parent run id; ``(None, None)`` when none of their sweeps logged any."""
+    parents = {run.data.tags.get("mlflow.parentRunId") for run in runs} - {None}
+    for parent in sorted((mlflow_client.get_run(p) for p in parents), key=lambda r: -r.info.start_time):
+        if any(a.path == STATS_SETTINGS for a in mlflow_client.list_artifacts(parent.info.run_id)):
+            with tempfile.TemporaryDirectory() as folder:
+                path = mlflow_client.download_artifacts(parent.info.run_id, STATS_SETTINGS, folder)
+                return json.loads(Path(path).read_text()), parent.info.run_id
+    return None, None
+
+
 def has_table(mlflow_client, run) -> bool:
     return any(a.path == FILE_NAME for a in mlflow_client.list_artifacts(run.info.run_id))
 
@@ -48,7 +106,7 @@ def experiment_runs(mlflow_client, name: str) -> list:
                                      order_by=["attributes.start_time DESC"])
     newest: dict[str, object] = {}
     for run in runs:  # a configuration run several times counts once, with its newest run
-        if run.data.tags.get("harness.role") in ("sweep", "comparison", "human_eval"):
+        if run.data.tags.get("harness.role") in REPORT_ROLES:
             continue
         if run.info.run_name not in newest and has_table(mlflow_client, run):
             newest[run.info.run_name] = run

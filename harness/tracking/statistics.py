@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ from harness.results.table import read_table
 from harness.stats.report import SweepStatistics
 from harness.stats.sweep_report import StatsReport
 from harness.tracking.base import Tracker
+from harness.tracking.runs import STATS_SETTINGS
 
 log = logging.getLogger(__name__)
 
@@ -51,10 +53,12 @@ def report_sweep_statistics(stats: SweepStatistics, summaries: list[dict[str, An
 
 
 def write_stats_report(report: StatsReport, folder: Path) -> list[Path]:
-    """``stats.csv``, ``stats_verdicts.csv`` and (when it can be drawn) ``stats.png``."""
-    files = [folder / "stats.csv", folder / "stats_verdicts.csv"]
+    """``stats.csv``, ``stats_verdicts.csv``, the settings used (``stats_settings.json``, which
+    ``harness compare`` reads back) and (when it can be drawn) ``stats.png``."""
+    files = [folder / "stats.csv", folder / "stats_verdicts.csv", folder / STATS_SETTINGS]
     report.to_csv(files[0])
     report.verdicts_to_csv(files[1])
+    files[2].write_text(json.dumps(report.settings, indent=2) + "\n")
     try:
         files.append(report.plot(folder / "stats.png"))
     except Exception:  # a plot is a convenience; the numbers above are already saved

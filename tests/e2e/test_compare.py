@@ -38,13 +38,15 @@ def test_compare_two_runs_by_name_prints_and_logs_the_report(store, capsys):
     uri, client, add_run = store
     add_run("chunker=a,retriever=x", 0.4, IDS)
     challenger = add_run("chunker=b,retriever=x", 0.0, IDS)
-    assert compare(["chunker=a,retriever=x", challenger, "--tracking-uri", uri]) == 0
+    assert compare(["chunker=a,retriever=x", challenger[:7], "--experiment", "cmp", "--tracking-uri", uri]) == 0
     out = capsys.readouterr().out
     assert "champion: chunker=a,retriever=x" in out and "winner champion" in out
+    assert f"  {challenger}  chunker=b,retriever=x" in out  # the chosen run ids are printed
     logged = [r for r in client.search_runs([client.get_experiment_by_name("cmp").experiment_id])
               if r.data.tags.get("harness.role") == "comparison"]
     assert len(logged) == 1
-    assert {a.path for a in client.list_artifacts(logged[0].info.run_id)} == {"stats.csv", "stats_verdicts.csv", "stats.png"}
+    assert {a.path for a in client.list_artifacts(logged[0].info.run_id)} == {"stats.csv", "stats_verdicts.csv", "stats.png",
+                                                                               "stats_settings.json"}
 
 
 def test_compare_an_experiment_against_the_best_run(store, capsys):
@@ -60,7 +62,7 @@ def test_runs_scored_on_different_questions_are_refused_with_the_ids(store, caps
     uri, _, add_run = store
     add_run("a", 0.2, IDS)
     add_run("b", 0.2, IDS[:-1] + ["extra_7"])
-    assert compare(["a", "b", "--tracking-uri", uri]) == 2
+    assert compare(["a", "b", "--experiment", "cmp", "--tracking-uri", uri]) == 2
     err = capsys.readouterr().err
     assert "different questions" in err and "q39" in err and "extra_7" in err
 
@@ -68,7 +70,62 @@ def test_runs_scored_on_different_questions_are_refused_with_the_ids(store, caps
 def test_unknown_run_and_usage_errors(store, capsys):
     uri, _, add_run = store
     add_run("a", 0.2, IDS)
-    assert compare(["a", "nope", "--tracking-uri", uri]) == 2
-    assert "no run with id or name 'nope'" in capsys.readouterr().err
+    assert compare(["a", "nope", "--experiment", "cmp", "--tracking-uri", uri]) == 2
+    assert "no run with id, id prefix or name 'nope' in experiment 'cmp'" in capsys.readouterr().err
+    assert compare(["a", "a", "--tracking-uri", uri]) == 2  # names are looked up in the config's experiment
+    err = capsys.readouterr().err
+    assert "no experiment 'harness'" in err and "(experiments: Default, cmp)" in err
     with pytest.raises(SystemExit):
         compare(["a", "--tracking-uri", uri])
+
+
+def test_a_name_several_runs_carry_is_refused_listing_their_ids(store, capsys):
+    uri, _, add_run = store
+    first, second = add_run("a", 0.2, IDS), add_run("a", 0.3, IDS)
+    add_run("b", 0.2, IDS)
+    assert compare(["a", "b", "--experiment", "cmp", "--tracking-uri", uri]) == 2
+    err = capsys.readouterr().err
+    assert "'a' is ambiguous in experiment 'cmp', 2 runs" in err and first in err and second in err
+    assert compare([second[:8], "b", "--experiment", "cmp", "--tracking-uri", uri]) == 0
+    assert f"champion: a (run {second})" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_compare_an_experiment_reproduces_the_sweeps_own_report(tmp_path, capsys):
+    """A real sweep with a guard, Wilcoxon and BH; compare reads those settings back from the sweep."""
+    import csv
+    import os
+    import subprocess
+    import sys
+
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    done = subprocess.run(
+        [sys.executable, "-m", "harness", "-m", f"tracking.tracking_uri={uri}",
+         f"tracking.artifact_location={tmp_path / 'mlruns'}", f"cache.dir={tmp_path / 'cache'}",
+         f"hydra.sweep.dir={tmp_path / 'sweep'}", "experiment_name=rep", "retriever=bm25",
+         "chunker=none,recursive,markdown_sections", "stats.test=wilcoxon", "stats.correction=bh",
+         "stats.guards=[{name: key_facts/coverage_exact, direction: higher, tolerance: 0.02}]"],
+        cwd=tmp_path, env={**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"},
+        capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+    def corrected(rows) -> dict:
+        return {(r["challenger"], r["metric"]): r["p_corrected"] for r in rows}
+
+    with (tmp_path / "sweep" / "stats.csv").open() as handle:
+        sweep = corrected(csv.DictReader(handle))
+    assert compare(["--experiment", "rep", "--tracking-uri", uri]) == 0
+    out = capsys.readouterr().out
+    assert "statistics settings of sweep run" in out and "(p corrected: bh)" in out
+    client = MlflowClient(uri)
+    logged = next(r for r in client.search_runs([client.get_experiment_by_name("rep").experiment_id])
+                  if r.data.tags.get("harness.role") == "comparison")
+    path = client.download_artifacts(logged.info.run_id, "stats.csv", str(tmp_path))
+    with open(path) as handle:
+        again = corrected(csv.DictReader(handle))
+    assert len(sweep) == 4 and ("chunker=none,retriever=bm25", "key_facts/coverage_exact") in sweep  # the guard too
+    assert again == sweep
+    assert any(float(p) < 0.05 for p in sweep.values() if p)  # a real difference, not all-untestable
+    # A stats override on the command line still wins over the logged settings.
+    assert compare(["--experiment", "rep", "--tracking-uri", uri, "stats.correction=holm"]) == 0
+    assert "(p corrected: holm)" in capsys.readouterr().out
