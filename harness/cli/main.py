@@ -21,5 +21,9 @@ def cli() -> None:
         # Imported on use: start-up stays light.
         sys.exit(importlib.import_module(SUBCOMMANDS[command][0]).main(sys.argv[2:]))
     from harness.cli.sweep import main
+    from harness.config.secrets import RedactingStream
+
+    # The console is one of the ways out: what Hydra, the leaderboard or a log handler prints is redacted.
+    sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
 
     main()

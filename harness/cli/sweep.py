@@ -18,7 +18,7 @@ from omegaconf import DictConfig
 
 from harness.cache import DiskCache
 from harness.config import register
-from harness.config.allowlist import check_targets
+from harness.config.checks import check_config
 from harness.config.resolvers import PROJECT_ROOT
 from harness.stages.answering import Answering
 from harness.stages.judging import Judging
@@ -36,7 +36,7 @@ warnings.filterwarnings("ignore", message="'hydra/launcher/ray' is validated aga
 
 def run_from_config(cfg: DictConfig) -> RunResult:
     """Builds every configured part and runs the pipeline (no Hydra runtime needed)."""
-    check_targets(cfg)  # a sweep's own values (`chunker._target_=a,b`) reach only the job
+    check_config(cfg)  # a sweep's own values (`chunker._target_=a,b`) reach only the job
     _seed_everything(cfg.seed)
     dataset = instantiate(cfg.dataset)
     chunker = instantiate(cfg.chunker)

@@ -7,6 +7,7 @@ from abc import abstractmethod
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from harness.config.secrets import redact_text
 from harness.generators.base import Generation, GenerationRequest, Generator
 
 
@@ -68,7 +69,7 @@ class ApiChatGenerator(Generator):
                 f"api_key_env={self.api_key_env!r})")
 
     def fingerprint(self) -> dict[str, Any]:
-        return {"generator": self.kind, "model": self.model, "base_url": self.base_url,
+        return {"generator": self.kind, "model": self.model, "base_url": redact_text(self.base_url),
                 "max_tokens": self.max_tokens, "temperature": self.temperature}
 
     def generate(self, requests: list[GenerationRequest]) -> list[Generation]:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from harness.config.secrets import redact_text
 from harness.generators.api import api_key_from_env, check_decoding_args, describe_error
 from harness.judges.base import Judge, JudgePrompt, Reply
 from harness.judges.selfcheck import SelfCheckSettings
@@ -61,7 +62,7 @@ class ApiJudge(Judge):
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r}, api_key_env={self.api_key_env!r})"
 
     def fingerprint(self) -> dict[str, Any]:
-        return {"judge": self.kind, "model": self.model, "base_url": self.base_url, "max_tokens": self.max_tokens,
+        return {"judge": self.kind, "model": self.model, "base_url": redact_text(self.base_url), "max_tokens": self.max_tokens,
                 "temperature": self.temperature, "samples": self.samples}
 
     def describe(self) -> str:

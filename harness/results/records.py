@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.chunkers.base import Chunk
+from harness.config.secrets import redact_text
 from harness.data.records import Question
 from harness.generators.base import Generation
 from harness.results.table import write_table
@@ -104,5 +105,5 @@ class RunResult:
         written = {"per_question": table, "metrics": summary}
         for name, text in self.artifacts.items():
             written[name] = folder / name
-            written[name].write_text(text)
+            written[name].write_text(redact_text(text))
         return written

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from harness.config.secrets import redact_text
 from harness.data.validation import ProblemList, iter_jsonl, require_file
 
 FILE_NAME = "per_question.jsonl"
@@ -39,7 +40,7 @@ def write_table(location: Path, rows: Iterable[dict[str, Any]]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as handle:
         for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            handle.write(redact_text(json.dumps(row, ensure_ascii=False)) + "\n")
     return path
 
 

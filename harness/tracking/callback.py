@@ -21,11 +21,12 @@ from hydra.utils import get_class, instantiate
 from omegaconf import DictConfig, OmegaConf
 
 from harness import __version__
-from harness.config.allowlist import check_targets
+from harness.config.checks import check_config
 from harness.config.resolvers import PROJECT_ROOT
+from harness.config.secrets import redact, redact_file, redact_logging, redact_text
 from harness.tracking import sweep
 from harness.tracking.leaderboard import Leaderboard
-from harness.tracking.naming import flatten, redact, run_name
+from harness.tracking.naming import flatten, run_name
 from harness.tracking.selfcheck_flags import warnings as selfcheck_warnings
 from harness.tracking.outcome import JobInfo, JobOutcome
 from harness.tracking.statistics import plan_sweep, report_sweep_statistics
@@ -51,13 +52,15 @@ class TrackingCallback(Callback):
         self._failed_run: str | None = None  # a single run's failure, raised in on_run_end
 
     def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
-        with _stop_on_error("run", "the config names code it may not run"):
-            check_targets(config)
+        redact_logging()
+        with _stop_on_error("run", "the config is refused"):
+            check_config(config)
         _check_dataset(config, "run")
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
-        with _stop_on_error("sweep", "the config names code it may not run"):
-            check_targets(config)
+        redact_logging()
+        with _stop_on_error("sweep", "the config is refused"):
+            check_config(config)
         dataset = _check_dataset(config, "sweep")
         with _stop_on_error("sweep", "the tracker could not start the sweep"):
             parent_id = self._start_sweep(config)
@@ -72,18 +75,26 @@ class TrackingCallback(Callback):
         overrides = list(config.hydra.overrides.task)
         params = config.hydra.sweeper.get("params")
         sweep_params = OmegaConf.to_container(params, resolve=True) if params else {}
-        tags = {
+        tags = redact({
             "harness.sweep_dir": str(sweep_dir.resolve()),
             "harness.sweep_overrides": " ".join(overrides),
             "harness.sweep_params": " ".join(f"{k}={v}" for k, v in sweep_params.items()),
             "harness.role": "sweep",
             "harness.sweep_id": state["sweep_id"],
             **_code_tags(),
-        }
+        })
         name = f"{config.experiment_name} sweep {sweep_dir.name}"
         state["parent_run_id"] = instantiate(config.tracking).start_sweep(name, tags)
         sweep.save_sweep(sweep_dir, state)
         return state["parent_run_id"]
+
+    def on_job_start(self, config: DictConfig, **kwargs: Any) -> None:
+        # Hydra has just set up the job's log handlers and written its .hydra/*.yaml.
+        redact_logging()
+        hydra_cfg = HydraConfig.get()
+        for path in [*(Path(hydra_cfg.runtime.output_dir) / hydra_cfg.output_subdir).glob("*.yaml"),
+                     Path(hydra_cfg.sweep.dir) / "multirun.yaml"]:
+            redact_file(path)
 
     def on_job_end(self, config: DictConfig, job_return: JobReturn, **kwargs: Any) -> None:
         hydra_cfg = HydraConfig.get()
@@ -105,7 +116,7 @@ class TrackingCallback(Callback):
         except Exception as err:  # results stay on disk; the tracking failure is reported, not hidden
             log.exception("tracking failed for %s; its results are in %s", info.name, outcome.output_dir)
             summary["tracking_error"] = repr(err)
-        sweep.write_job_summary(outcome.output_dir, summary)
+        sweep.write_job_summary(outcome.output_dir, redact(summary))
         if not multirun:
             self._failed_run = info.name if outcome.failed else None
             _report([summary], config, tracker, title=f"{config.experiment_name}: {info.name}")
@@ -113,6 +124,7 @@ class TrackingCallback(Callback):
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         sweep_dir = Path(config.hydra.sweep.dir)
+        redact_file(sweep_dir / "multirun.yaml")
         state = sweep.read_sweep(sweep_dir)
         summaries = sweep.collect_job_summaries(sweep_dir, state.get("sweep_id", ""))
         failed = [s["name"] for s in summaries if s["status"] != "FINISHED"]
@@ -155,7 +167,7 @@ def _stop_on_error(what: str, reason: str):
         yield
     except Exception as err:
         root = err.__cause__ or err
-        print(f"harness: {what} not started, {reason}:\n{root}", file=sys.stderr)
+        print(redact_text(f"harness: {what} not started, {reason}:\n{root}"), file=sys.stderr)
         raise SystemExit(EXIT_NOT_STARTED) from err
 
 
@@ -200,8 +212,9 @@ def _job_info(config: DictConfig, hydra_cfg) -> JobInfo:
         f"{g}={choices[g]}" for g in ("chunker", "retriever") if g in choices)
     tags = {"harness.version": __version__, "harness.output_dir": str(Path(hydra_cfg.runtime.output_dir).resolve()),
             "harness.overrides": " ".join(overrides), **_code_tags()}
-    return JobInfo(name=name, choices=choices, overrides=overrides, params=params,
-                   config_yaml=OmegaConf.to_yaml(OmegaConf.create(redact(task))), tags=tags)
+    return JobInfo(name=redact_text(name), choices=redact(choices), overrides=redact(overrides),
+                   params=redact(params), config_yaml=OmegaConf.to_yaml(OmegaConf.create(redact(task))),
+                   tags=redact(tags))
 
 
 def _code_tags() -> dict[str, str]:

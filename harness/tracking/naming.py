@@ -5,23 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-# Config keys whose values are never logged, whatever the component (API keys, passwords...).
-_SECRET_KEY = re.compile(r"(api[_-]?key|secret|password|passwd|credential|auth[_-]?token|access[_-]?key)",
-                         re.IGNORECASE)
+from harness.config.secrets import is_secret_key
+
 _UNSAFE_METRIC_CHARS = re.compile(r"[^A-Za-z0-9_\-./ ]")
-
-
-def is_secret_key(key: str) -> bool:
-    return bool(_SECRET_KEY.search(key))
-
-
-def redact(value: Any) -> Any:
-    """A copy of a nested dict/list config with secret-looking keys removed."""
-    if isinstance(value, dict):
-        return {k: redact(v) for k, v in value.items() if not is_secret_key(str(k))}
-    if isinstance(value, list):
-        return [redact(v) for v in value]
-    return value
 
 
 def flatten(value: Any, prefix: str = "") -> dict[str, Any]:

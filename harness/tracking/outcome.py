@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.config.secrets import redact_text
 from harness.results.records import RunResult
 
 
@@ -27,7 +28,8 @@ class JobOutcome:
         while root.__cause__ is not None:
             root = root.__cause__
         text = "".join(traceback.format_exception(error))
-        return cls(status="FAILED", output_dir=output_dir, error=text, message=f"{type(root).__name__}: {root}")
+        return cls(status="FAILED", output_dir=output_dir, error=redact_text(text),
+                   message=redact_text(f"{type(root).__name__}: {root}"))
 
     @property
     def failed(self) -> bool:

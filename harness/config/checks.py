@@ -1,0 +1,14 @@
+"""What a composed config must pass before anything is instantiated (runs, sweeps, each job)."""
+
+from __future__ import annotations
+
+from omegaconf import DictConfig
+
+from harness.config.allowlist import check_targets
+from harness.config.secrets import check_no_secrets
+
+
+def check_config(cfg: DictConfig) -> None:
+    """Raises a ValueError naming the key: a foreign `_target_`, or a secret written into the config."""
+    check_targets(cfg)
+    check_no_secrets(cfg)
