@@ -28,12 +28,12 @@ from pathlib import Path
 from hydra.errors import HydraException
 from hydra.utils import instantiate
 
-from harness.config.resolvers import PROJECT_ROOT
+from harness.cli.compose import add_tracking_argument, compose, log_or_keep, run_table, tracker
 from harness.data.records import DatasetError
 
 # Where the report files go when MLflow logging fails and no --out-dir was given.
 FALLBACK_DIR = "human_eval_report"
-_OVERRIDE = re.compile(r"^(~human(\.\S*)?|\+?(human|seed|experiment_name)(\.[^=\s]*)?=.*)$")
+_OVERRIDE = re.compile(r"^(~human(\.\S*)?|\+?(human|seed|experiment_name|tracking)(\.[^=\s]*)?=.*)$")
 
 
 def main(argv: list[str]) -> int:
@@ -62,7 +62,7 @@ def main(argv: list[str]) -> int:
     imports.add_argument("--out-dir", type=Path, help="also keep the report files in this folder")
     imports.add_argument("--no-tracking", action="store_true", help="print only; log nothing to MLflow")
     for sub in (export, imports):
-        sub.add_argument("--tracking-uri", default="sqlite:///mlflow.db", help="MLflow store (default: %(default)s)")
+        add_tracking_argument(sub)
     args, extra = parser.parse_known_args(argv)
     overrides = [a for a in extra if _OVERRIDE.match(a)]
     unknown = [a for a in extra if not _OVERRIDE.match(a)]
@@ -74,13 +74,14 @@ def main(argv: list[str]) -> int:
     if unknown:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
-        cfg = _compose(overrides)
+        cfg = compose(overrides, args.tracking_uri)
         settings = instantiate(cfg.human)
+        store = tracker(cfg)
         with tempfile.TemporaryDirectory() as tmp:
-            table = _table(args.run, args.tracking_uri, Path(tmp))
+            table = run_table(args.run, store, Path(tmp))
             if args.command == "export":
                 return _export(args, settings, table)
-            return _import(args, settings, table, Path(tmp), cfg.tracking.get("artifact_location"))
+            return _import(args, settings, table, Path(tmp), store)
     except (DatasetError, ValueError, LookupError, FileNotFoundError, FileExistsError, HydraException) as err:
         print(f"harness annotate {args.command}: {err}", file=sys.stderr)
         return 2
@@ -102,7 +103,7 @@ def _export(args, settings, table) -> int:
     return 0
 
 
-def _import(args, settings, table, tmp: Path, artifact_location: str | None) -> int:
+def _import(args, settings, table, tmp: Path, store) -> int:
     from harness.human.annotations import read_sheets
     from harness.human.report import build_report
 
@@ -119,36 +120,7 @@ def _import(args, settings, table, tmp: Path, artifact_location: str | None) -> 
     params = {"human.dimensions": ",".join(settings.dimensions), "human.confidence": settings.confidence,
               "human.annotators": ",".join(annotations.annotators),
               "human.sheets": ",".join(str(p) for p in args.sheets)}
-    try:
-        run_id, experiment_id = log_human_eval(report, args.tracking_uri, settings.experiment_name,
-                                               artifact_location, args.out_dir or tmp / "human_eval", params)
-    except Exception as err:  # the report is computed: keep it on disk, report the tracking failure
-        kept = args.out_dir or Path(FALLBACK_DIR)
-        report.write(kept)
-        print(f"harness annotate import: logging to {args.tracking_uri} failed ({err!r}); "
-              f"the report files are in {kept}", file=sys.stderr)
-        return 1
-    print(f"Logged as run {run_id} (tag harness.role=human_eval) in experiment {experiment_id}"
-          + (f"; report files: {args.out_dir}" if args.out_dir else ""))
-    return 0
-
-
-def _table(ref: str, tracking_uri: str, tmp: Path):
-    from harness.human.table import read_run_table
-    from harness.tracking.runs import open_run_table
-
-    path, facts = open_run_table(ref, tracking_uri, tmp)
-    return read_run_table(path, name=facts["name"], run_id=facts["run_id"], experiment_id=facts["experiment_id"])
-
-
-def _compose(overrides: list[str]):
-    from hydra import compose, initialize_config_dir
-
-    from harness.config import register
-    from harness.config.allowlist import check_targets
-
-    register()
-    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
-        cfg = compose("config", overrides=overrides)
-    check_targets(cfg)
-    return cfg
+    folder = args.out_dir or tmp / "human_eval"
+    return log_or_keep("annotate import", store,
+                       lambda: log_human_eval(report, store, settings.experiment_name, folder, params),
+                       report, args.out_dir, FALLBACK_DIR)

@@ -1,15 +1,16 @@
-"""``harness compare``: the sweep's paired significance report for runs already in MLflow.
+"""``harness compare``: the sweep's paired significance report for runs already logged.
 
     harness compare CHAMPION CHALLENGER [CHALLENGER ...] [--experiment demo] [stats.test=wilcoxon ...]
     harness compare --experiment demo [stats.primary.name=retrieval/mrr ...]
 
-Runs are MLflow run ids, short id prefixes or run names; names and prefixes are looked up in
+Runs are run ids, short id prefixes or run names in the tracking store (the ``tracking`` config
+group, i.e. ``$MLFLOW_TRACKING_URI`` or ``sqlite:///mlflow.db``; ``--tracking-uri`` to name another); names and prefixes are looked up in
 ``--experiment`` (else in the config's ``experiment_name``), and a name that several runs carry
 is refused with their ids. Without run names, ``--experiment`` compares the newest finished run of
 each configuration of that experiment with the champion. The statistics settings are those the
 runs' sweep logged (``stats_settings.json``: primary metric, guards, test, correction, seed...),
 so the sweep's own report is reproduced; ``stats.*`` arguments change them. Arguments that start
-with ``stats``, ``report``, ``seed`` or ``experiment`` are Hydra overrides of the root config (run
+with ``stats``, ``report``, ``seed``, ``experiment`` or ``tracking`` are Hydra overrides of the root config (run
 names such as ``chunker=recursive,retriever=bm25`` are not). The chosen run ids are printed; the
 report is printed and logged as a new run (tag ``harness.role=comparison``) in the champion's
 experiment. Question sets that differ are refused, naming the ids.
@@ -18,19 +19,21 @@ experiment. Question sets that differ are refused, naming the ids.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 import tempfile
 from pathlib import Path
 
-from harness.config.resolvers import PROJECT_ROOT
+from hydra.errors import HydraException
+
+from harness.cli.compose import add_tracking_argument, compose, tracker
 from harness.results.table import read_table
 from harness.stats.paired import MisalignedError
-from harness.tracking.runs import client as mlflow_client
-from harness.tracking.runs import download_table, experiment_runs, find_run, sweep_stats_settings
-from harness.tracking.statistics import print_report, write_stats_report
+from harness.tracking.base import ReportRun, RunRef
+from harness.tracking.statistics import STATS_SETTINGS, print_report, write_stats_report
 
-_OVERRIDE = re.compile(r"^[+~]?(stats|report|seed|experiment|experiment_name)([.=]|$)")
+_OVERRIDE = re.compile(r"^[+~]?(stats|report|seed|experiment|experiment_name|tracking)([.=]|$)")
 
 
 def main(argv: list[str]) -> int:
@@ -38,31 +41,37 @@ def main(argv: list[str]) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="*", help="champion, then challengers (run ids, id prefixes or names)")
     parser.add_argument("--experiment", help="where names are looked up; alone: compare every finished run of it")
-    parser.add_argument("--tracking-uri", default="sqlite:///mlflow.db")
+    add_tracking_argument(parser)
     args = parser.parse_args(argv)
     overrides = [a for a in args.runs if _OVERRIDE.match(a)]
     refs = [a for a in args.runs if not _OVERRIDE.match(a)]
     if not (refs or args.experiment) or len(refs) == 1:
         parser.error("give two or more runs (champion first), or --experiment NAME")
 
-    cfg = _compose(overrides)
-    experiment = args.experiment or cfg.experiment_name
-    client = mlflow_client(args.tracking_uri)
     try:
-        runs = [find_run(client, r, experiment) for r in refs] if refs else experiment_runs(client, experiment)
-        settings, sweep_run = sweep_stats_settings(client, runs)
+        cfg = compose(overrides, args.tracking_uri)
+    except (ValueError, HydraException) as err:
+        print(f"harness compare: {err}", file=sys.stderr)
+        return 2
+    experiment = args.experiment or cfg.experiment_name
+    store = tracker(cfg)
+    try:
+        runs = [store.resolve_run(r, experiment) for r in refs] if refs else store.finished_runs(experiment)
+        settings, sweep_run = store.fetch_sweep_file(runs, STATS_SETTINGS)
     except LookupError as err:
         print(f"harness compare: {err}", file=sys.stderr)
         return 2
     names = _unique_names(runs)
-    stats = _stats(cfg, settings, overrides, champion=names[runs[0].info.run_id] if refs else None)
+    stats = _stats(cfg, json.loads(settings) if settings else None, overrides,
+                   champion=names[runs[0].run_id] if refs else None)
     print(f"Comparing {len(runs)} runs ({'champion first, ' if refs else ''}statistics settings "
           f"{f'of sweep run {sweep_run}' if sweep_run else 'from conf/stats (no sweep of theirs logged any)'}):")
     for run in runs:
-        print(f"  {run.info.run_id}  {names[run.info.run_id]}")
+        print(f"  {run.run_id}  {names[run.run_id]}")
     with tempfile.TemporaryDirectory() as tmp:
         try:
-            tables = {names[run.info.run_id]: read_table(download_table(client, run, Path(tmp))) for run in runs}
+            tables = {names[run.run_id]: read_table(store.fetch_table(run, Path(tmp) / str(i)))
+                      for i, run in enumerate(runs)}
         except LookupError as err:
             print(f"harness compare: {err}", file=sys.stderr)
             return 2
@@ -74,41 +83,26 @@ def main(argv: list[str]) -> int:
         except ValueError as err:
             print(f"harness compare: {err}", file=sys.stderr)
             return 2
-        champion = next(r for r in runs if names[r.info.run_id] == report.champion)
-        print(f"champion: {report.champion} (run {champion.info.run_id})")
+        champion = next(r for r in runs if names[r.run_id] == report.champion)
+        print(f"champion: {report.champion} (run {champion.run_id})")
         print_report(report)
         out = Path(tmp) / "report"
         out.mkdir()
         write_stats_report(report, out)
-        logged = client.create_run(champion.info.experiment_id, run_name=f"compare: {len(runs) - 1} vs {report.champion}",
-                                   tags={"harness.role": "comparison", "harness.champion_run": champion.info.run_id,
-                                         "harness.compared_runs": " ".join(r.info.run_id for r in runs),
-                                         **({"harness.stats_settings_from": sweep_run} if sweep_run else {})})
-        client.log_artifacts(logged.info.run_id, str(out))
-        client.set_terminated(logged.info.run_id)
-    print(f"Logged as run {logged.info.run_id} in experiment {champion.info.experiment_id}")
+        logged = store.log_report(ReportRun(
+            name=f"compare: {len(runs) - 1} vs {report.champion}", role="comparison", folder=out,
+            tags={"harness.champion_run": champion.run_id, "harness.compared_runs": " ".join(r.run_id for r in runs),
+                  **({"harness.stats_settings_from": sweep_run} if sweep_run else {})},
+            experiment_id=champion.experiment_id))
+    print(f"Logged as run {logged.run_id} in experiment {logged.experiment_id}")
     return 0
 
 
-def _unique_names(runs: list) -> dict[str, str]:
+def _unique_names(runs: list[RunRef]) -> dict[str, str]:
     counts: dict[str, int] = {}
     for run in runs:
-        counts[run.info.run_name] = counts.get(run.info.run_name, 0) + 1
-    return {run.info.run_id: run.info.run_name if counts[run.info.run_name] == 1
-            else f"{run.info.run_name} [{run.info.run_id[:8]}]" for run in runs}
-
-
-def _compose(overrides: list[str]):
-    from hydra import compose, initialize_config_dir
-
-    from harness.config import register
-    from harness.config.allowlist import check_targets
-
-    register()
-    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
-        cfg = compose("config", overrides=overrides)
-    check_targets(cfg)
-    return cfg
+        counts[run.name] = counts.get(run.name, 0) + 1
+    return {run.run_id: run.name if counts[run.name] == 1 else f"{run.name} [{run.run_id[:8]}]" for run in runs}
 
 
 def _stats(cfg, logged: dict | None, overrides: list[str], champion: str | None):

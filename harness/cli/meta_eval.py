@@ -26,11 +26,11 @@ from pathlib import Path
 from hydra.errors import HydraException
 from hydra.utils import instantiate
 
-from harness.config.resolvers import PROJECT_ROOT
+from harness.cli.compose import add_tracking_argument, compose, log_or_keep, run_table, tracker
 from harness.data.records import DatasetError
 
 FALLBACK_DIR = "meta_eval_report"  # where the files go when MLflow logging fails and no --out-dir was given
-_OVERRIDE = re.compile(r"^(~meta_eval(\.\S*)?|\+?(meta_eval|seed|experiment_name)(\.[^=\s]*)?=.*)$")
+_OVERRIDE = re.compile(r"^(~meta_eval(\.\S*)?|\+?(meta_eval|seed|experiment_name|tracking)(\.[^=\s]*)?=.*)$")
 
 
 def main(argv: list[str]) -> int:
@@ -42,7 +42,7 @@ def main(argv: list[str]) -> int:
                         help="the labels' scale (default: meta_eval.absolute_scale or meta_eval.pairwise_scale)")
     parser.add_argument("--out-dir", type=Path, help="also keep the report files in this folder")
     parser.add_argument("--no-tracking", action="store_true", help="print only; log nothing to MLflow")
-    parser.add_argument("--tracking-uri", default="sqlite:///mlflow.db", help="MLflow store (default: %(default)s)")
+    add_tracking_argument(parser)
     args, extra = parser.parse_known_args(argv)
     unknown = [a for a in extra if not _OVERRIDE.match(a)]
     if unknown:
@@ -55,11 +55,12 @@ def main(argv: list[str]) -> int:
         from harness.metaeval.evaluate import meta_evaluate
         from harness.metaeval.settings import Scale
 
-        cfg = _compose(overrides)
+        cfg = compose(overrides, args.tracking_uri)
         settings = instantiate(cfg.meta_eval)
+        store = tracker(cfg)
         scale = Scale.of(args.scale, "--scale") if args.scale else None
         with tempfile.TemporaryDirectory() as tmp:
-            tables = [_table(ref, args.tracking_uri, Path(tmp) / str(i)) for i, ref in enumerate(args.runs)]
+            tables = [run_table(ref, store, Path(tmp) / str(i)) for i, ref in enumerate(args.runs)]
             report = meta_evaluate(tables, args.labels, settings, scale)
             print(report.text(), end="")
             if args.no_tracking:
@@ -67,50 +68,19 @@ def main(argv: list[str]) -> int:
                     report.write(args.out_dir)
                     print(f"Report files: {args.out_dir}")
                 return 0
-            return _log(report, args, settings, cfg.tracking.get("artifact_location"), Path(tmp) / "meta_eval")
+            return _log(report, args, settings, store, Path(tmp) / "meta_eval")
     except (DatasetError, ValueError, LookupError, FileNotFoundError, HydraException) as err:
         print(f"harness meta-eval: {err}", file=sys.stderr)
         return 2
 
 
-def _log(report, args, settings, artifact_location: str | None, folder: Path) -> int:
+def _log(report, args, settings, store, folder: Path) -> int:
     from harness.tracking.meta_eval import log_meta_eval
 
     params = {"meta_eval.kind": report.kind, "meta_eval.labels": str(args.labels),
               "meta_eval.bootstrap.resamples": settings.resamples, "meta_eval.bootstrap.confidence": settings.confidence,
               "meta_eval.bootstrap.seed": settings.seed, "meta_eval.headline": settings.headline,
               "meta_eval.scale": " ".join(map(str, args.scale)) if args.scale else "configured"}
-    try:
-        run_id, experiment_id = log_meta_eval(report, args.tracking_uri, settings.experiment_name,
-                                              artifact_location, args.out_dir or folder, params)
-    except Exception as err:  # the report is computed: keep it on disk, report the tracking failure
-        kept = args.out_dir or Path(FALLBACK_DIR)
-        report.write(kept)
-        print(f"harness meta-eval: logging to {args.tracking_uri} failed ({err!r}); the report files are in {kept}",
-              file=sys.stderr)
-        return 1
-    print(f"Logged as run {run_id} (tag harness.role=meta_eval) in experiment {experiment_id}"
-          + (f"; report files: {args.out_dir}" if args.out_dir else ""))
-    return 0
-
-
-def _table(ref: str, tracking_uri: str, folder: Path):
-    from harness.human.table import read_run_table
-    from harness.tracking.runs import open_run_table
-
-    folder.mkdir(parents=True, exist_ok=True)
-    path, facts = open_run_table(ref, tracking_uri, folder)
-    return read_run_table(path, name=facts["name"], run_id=facts["run_id"], experiment_id=facts["experiment_id"])
-
-
-def _compose(overrides: list[str]):
-    from hydra import compose, initialize_config_dir
-
-    from harness.config import register
-    from harness.config.allowlist import check_targets
-
-    register()
-    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
-        cfg = compose("config", overrides=overrides)
-    check_targets(cfg)
-    return cfg
+    folder = args.out_dir or folder
+    return log_or_keep("meta-eval", store, lambda: log_meta_eval(report, store, settings.experiment_name, folder, params),
+                       report, args.out_dir, FALLBACK_DIR)

@@ -1,15 +1,61 @@
-"""The tracker interface; trackers are chosen with the ``tracking`` config group."""
+"""The tracker interface; trackers are chosen with the ``tracking`` config group.
+
+One seam for everything that writes or reads runs: the sweep callback (sweeps, jobs, their
+statistics) and the subcommands (``compare``, ``annotate``, ``meta-eval`` and later ones), which
+find runs, fetch their per-question tables and log their reports as runs of their own.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from harness.tracking.leaderboard import Leaderboard
 from harness.tracking.outcome import JobInfo, JobOutcome
 
 
+@dataclass(frozen=True)
+class RunRef:
+    """A recorded run, as a tracker names it."""
+
+    run_id: str
+    name: str
+    experiment_id: str | None = None
+    tags: dict[str, str] = field(default_factory=dict)
+    parent_id: str | None = None  # the sweep's parent run, for a job of a sweep
+
+
+@dataclass
+class ReportRun:
+    """An analysis logged as a run of its own beside the runs it read (tag ``harness.role``).
+
+    Attributes:
+        name: the run's name.
+        role: ``comparison``, ``human_eval``, ``meta_eval``...
+        folder: files logged as the run's artifacts (written before logging, so they survive a
+            tracking failure).
+        tags: extra tags (e.g. ``harness.source_run``).
+        metrics, params: logged as they are (metric names made tracker-safe).
+        experiment_id: the experiment to log into (that of the run it reports on); None: the
+            experiment named ``experiment_name``, else the tracker's own.
+    """
+
+    name: str
+    role: str
+    folder: Path
+    tags: dict[str, str] = field(default_factory=dict)
+    metrics: dict[str, float] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
+    experiment_id: str | None = None
+    experiment_name: str | None = None
+
+
 class Tracker:
-    """Receives a sweep's start, each finished job and the sweep's end. The base does nothing."""
+    """Receives a sweep's start, each finished job and the sweep's end, and reads runs back.
+
+    The base records nothing and finds nothing: reading raises LookupError naming why.
+    """
 
     def start_sweep(self, name: str, tags: dict[str, str]) -> str | None:
         """Opens the sweep's parent record; returns its id (or None)."""
@@ -28,9 +74,41 @@ class Tracker:
     def end_sweep(self, parent_id: str | None, board: Leaderboard, jobs: int, failed: int) -> None:
         """Closes the sweep's parent record with the leaderboard and failure count."""
 
+    def log_report(self, report: ReportRun) -> RunRef | None:
+        """Records an analysis as a finished run; returns it (None when nothing is recorded)."""
+        return None
+
+    def resolve_run(self, ref: str, experiment: str | None = None) -> RunRef:
+        """The run named by ``ref``: its id, else its name (or an id prefix) within ``experiment``
+        (without one: the newest run of that name anywhere). LookupError if there is none, or
+        several listing them."""
+        raise LookupError(f"{self.describe()} cannot look up run '{ref}'; give a run folder instead")
+
+    def finished_runs(self, experiment: str) -> list[RunRef]:
+        """The newest finished run of each configuration in ``experiment`` that has a
+        per-question table (sweep parents and reports left out)."""
+        raise LookupError(f"{self.describe()} cannot list the runs of experiment '{experiment}'")
+
+    def fetch_table(self, run: RunRef, folder: Path) -> Path:
+        """Copies the run's per-question table into ``folder``; LookupError if it has none."""
+        raise LookupError(f"{self.describe()} holds no table for run '{run.name}'")
+
+    def fetch_sweep_file(self, runs: list[RunRef], name: str) -> tuple[str | None, str | None]:
+        """File ``name`` as logged by the newest sweep the runs belong to, with that sweep's
+        parent run id; ``(None, None)`` when none of their sweeps logged it."""
+        return None, None
+
+    def fetch_config(self, run: RunRef) -> str | None:
+        """The run's logged ``config.yaml`` (resolved, secrets removed), or None."""
+        return None
+
     def where(self) -> str | None:
         """A hint telling the user where to look at the results."""
         return None
+
+    def describe(self) -> str:
+        """The store, for messages (``mlflow at sqlite:///mlflow.db``)."""
+        return "tracking=none (no store)"
 
 
 class NullTracker(Tracker):

@@ -1,4 +1,4 @@
-"""Logs a human-evaluation report to MLflow as its own run (tag ``harness.role=human_eval``).
+"""A human-evaluation report as a tracker run of its own (tag ``harness.role=human_eval``).
 
 The run goes to the evaluated run's experiment (or, for a local run folder, to the configured
 experiment) and points back at the evaluated run with ``harness.source_run``; the evaluated run
@@ -7,52 +7,24 @@ itself is left untouched.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from harness.human.report import HumanEvalReport
-from harness.tracking.naming import metric_name
-from harness.tracking.runs import client as mlflow_client
+from harness.tracking.base import ReportRun, RunRef, Tracker
 
 ROLE = "human_eval"
-_MAX_METRICS_PER_BATCH = 1000  # MLflow's documented log_batch limit
 
 
-def log_human_eval(report: HumanEvalReport, tracking_uri: str, experiment_name: str,
-                   artifact_location: str | None, folder: Path, params: dict[str, str]) -> tuple[str, str]:
-    """Creates the run, logs metrics, params and the report's files; returns (run id, experiment id).
-
-    The files are written to ``folder`` first, so they survive a tracking failure.
-    """
-    from mlflow.entities import Metric, Param
-
+def log_human_eval(report: HumanEvalReport, tracker: Tracker, experiment_name: str, folder: Path,
+                   params: dict[str, str]) -> RunRef | None:
+    """Writes the report's files to ``folder`` (so they survive a tracking failure), then logs
+    them with the report's metrics and ``params``; returns the logged run."""
     report.write(folder)
-    client = mlflow_client(tracking_uri)
-    experiment_id = report.run.experiment_id or _experiment(client, experiment_name, artifact_location)
-    tags = {"harness.role": ROLE, "harness.source_table": str(report.run.path),
+    tags = {"harness.source_table": str(report.run.path),
             "harness.annotators": " ".join(report.annotations.annotators),
             "harness.sheets": " ".join(str(p) for p in report.sheets)}
     if report.run.run_id:
         tags["harness.source_run"] = report.run.run_id
-    run_id = client.create_run(experiment_id, run_name=f"human eval: {report.run.name}", tags=tags).info.run_id
-    status = "FAILED"
-    try:
-        now = int(time.time() * 1000)
-        metrics = [Metric(metric_name(k), v, now, 0) for k, v in report.metrics().items()]
-        for start in range(0, len(metrics), _MAX_METRICS_PER_BATCH):
-            client.log_batch(run_id, metrics=metrics[start:start + _MAX_METRICS_PER_BATCH])
-        client.log_batch(run_id, params=[Param(k, str(v)[:6000]) for k, v in params.items()][:100])
-        client.log_artifacts(run_id, str(folder))
-        status = "FINISHED"
-    finally:
-        client.set_terminated(run_id, status=status)
-    return run_id, experiment_id
-
-
-def _experiment(client, name: str, artifact_location: str | None) -> str:
-    found = client.get_experiment_by_name(name)
-    if found is not None:
-        return found.experiment_id
-    if artifact_location and "://" not in artifact_location:
-        artifact_location = Path(artifact_location).resolve().as_uri()
-    return client.create_experiment(name, artifact_location)
+    return tracker.log_report(ReportRun(
+        name=f"human eval: {report.run.name}", role=ROLE, folder=folder, tags=tags, metrics=report.metrics(),
+        params=params, experiment_id=report.run.experiment_id, experiment_name=experiment_name))

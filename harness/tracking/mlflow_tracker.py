@@ -1,4 +1,5 @@
-"""MLflow tracker: a parent run per sweep, a child run per job, all through MlflowClient.
+"""MLflow tracker: a parent run per sweep, a child run per job, reports as runs of their own, and
+reading runs back, all through MlflowClient.
 
 The client API (not the fluent ``mlflow.start_run``) keeps no global active run, so jobs of the
 basic launcher sharing one process, and workers of a parallel launcher, never collide.
@@ -12,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.results.table import FILE_NAME
-from harness.tracking.base import Tracker
+from harness.tracking import mlflow_runs
+from harness.tracking.mlflow_runs import PARENT_TAG
+from harness.tracking.base import ReportRun, RunRef, Tracker
 from harness.tracking.leaderboard import Leaderboard
 from harness.tracking.naming import metric_name
 from harness.tracking.outcome import JobInfo, JobOutcome
@@ -20,7 +23,6 @@ from harness.tracking.store import open_client
 
 log = logging.getLogger(__name__)
 
-PARENT_TAG = "mlflow.parentRunId"
 # MLflow's documented per-request limits for log_batch.
 _MAX_PARAMS_PER_BATCH = 100
 _MAX_METRICS_PER_BATCH = 1000
@@ -43,7 +45,7 @@ class MLflowTracker(Tracker):
         self.artifact_location = artifact_location
         self.ui_hint = ui_hint
         self._client_instance = None
-        self._experiment_id: str | None = None
+        self._experiment_ids: dict[str, str] = {}
 
     @property
     def _client(self):
@@ -51,23 +53,24 @@ class MLflowTracker(Tracker):
             self._client_instance = open_client(self.tracking_uri)
         return self._client_instance
 
-    def _experiment(self) -> str:
-        if self._experiment_id is None:
-            found = self._client.get_experiment_by_name(self.experiment_name)
-            if found is not None:
-                self._experiment_id = found.experiment_id
-            else:
+    def _experiment(self, name: str | None = None) -> str:
+        """The id of experiment ``name`` (default: this tracker's), created if it does not exist."""
+        name = name or self.experiment_name
+        if name not in self._experiment_ids:
+            found = self._client.get_experiment_by_name(name)
+            if found is None:
                 location = self.artifact_location
                 if location and "://" not in location:
                     location = Path(location).resolve().as_uri()
                 try:
-                    self._experiment_id = self._client.create_experiment(self.experiment_name, location)
+                    self._client.create_experiment(name, location)
                 except Exception:  # created meanwhile by a parallel worker
-                    found = self._client.get_experiment_by_name(self.experiment_name)
-                    if found is None:
-                        raise
-                    self._experiment_id = found.experiment_id
-        return self._experiment_id
+                    pass
+                found = self._client.get_experiment_by_name(name)
+                if found is None:
+                    raise LookupError(f"could not create experiment '{name}' in {self.tracking_uri}")
+            self._experiment_ids[name] = found.experiment_id
+        return self._experiment_ids[name]
 
     def start_sweep(self, name: str, tags: dict[str, str]) -> str:
         run = self._client.create_run(self._experiment(), run_name=name, tags=tags)
@@ -119,6 +122,37 @@ class MLflowTracker(Tracker):
         client.log_text(parent_id, board.to_csv(), "leaderboard.csv")
         client.log_text(parent_id, board.to_markdown(), "leaderboard.md")
         client.set_terminated(parent_id, status="FAILED" if jobs and failed == jobs else "FINISHED")
+
+    def log_report(self, report: ReportRun) -> RunRef:
+        experiment_id = report.experiment_id or self._experiment(report.experiment_name)
+        tags = {**report.tags, "harness.role": report.role}
+        run_id = self._client.create_run(experiment_id, run_name=report.name, tags=tags).info.run_id
+        status = "FAILED"
+        try:
+            self._log_batch(run_id, params=report.params, metrics=report.metrics, extra={})
+            self._client.log_artifacts(run_id, str(report.folder))
+            status = "FINISHED"
+        finally:
+            self._client.set_terminated(run_id, status=status)
+        return RunRef(run_id=run_id, name=report.name, experiment_id=experiment_id, tags=tags)
+
+    def resolve_run(self, ref: str, experiment: str | None = None) -> RunRef:
+        return mlflow_runs.resolve_run(self._client, ref, experiment)
+
+    def finished_runs(self, experiment: str) -> list[RunRef]:
+        return mlflow_runs.finished_runs(self._client, experiment)
+
+    def fetch_table(self, run: RunRef, folder: Path) -> Path:
+        return mlflow_runs.download_table(self._client, run, folder)
+
+    def fetch_sweep_file(self, runs: list[RunRef], name: str) -> tuple[str | None, str | None]:
+        return mlflow_runs.sweep_file(self._client, runs, name)
+
+    def fetch_config(self, run: RunRef) -> str | None:
+        return mlflow_runs.download_config(self._client, run)
+
+    def describe(self) -> str:
+        return f"mlflow at {self.tracking_uri}"
 
     def where(self) -> str | None:
         if not self.ui_hint:

@@ -11,9 +11,11 @@ from harness.results.table import read_table
 from harness.stats.report import SweepStatistics
 from harness.stats.sweep_report import StatsReport
 from harness.tracking.base import Tracker
-from harness.tracking.runs import STATS_SETTINGS
 
 log = logging.getLogger(__name__)
+
+# The statistics settings a sweep used, logged to its parent run; ``harness compare`` reads them back.
+STATS_SETTINGS = "stats_settings.json"
 
 
 def plan_sweep(stats: SweepStatistics, n_questions: int, sweep_dir: Path, tracker: Tracker,

@@ -1,0 +1,108 @@
+"""The tracker seam against a real MLflow store in tmp_path: write a sweep, read it back."""
+
+from __future__ import annotations
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+from harness.results.records import RunResult
+from harness.results.table import read_table
+from harness.tracking.base import NullTracker, ReportRun
+from harness.tracking.leaderboard import Leaderboard
+from harness.tracking.mlflow_tracker import MLflowTracker
+from harness.tracking.outcome import JobInfo, JobOutcome
+
+ROWS = [{"question_id": "q1", "retrieval/mrr": 1.0}, {"question_id": "q2", "retrieval/mrr": 0.5}]
+
+
+@pytest.fixture
+def tracker(tmp_path):
+    return MLflowTracker(f"sqlite:///{tmp_path / 'mlflow.db'}", "exp", str(tmp_path / "mlruns"), ui_hint=False)
+
+
+def _job(tmp_path, tracker, name: str, parent: str | None, rows=ROWS) -> str:
+    result = RunResult(dataset="tiny", dataset_sha256="abc", rows=rows, metrics={"retrieval/mrr": 0.75})
+    folder = tmp_path / name
+    result.write(folder)
+    outcome = JobOutcome(status="FINISHED", output_dir=folder, result=result)
+    info = JobInfo(name=name, choices={"retriever": "bm25"}, overrides=[name], params={"retriever.k1": 0.9},
+                   config_yaml="retriever:\n  k1: 0.9\n")
+    return tracker.log_job(outcome, info, parent)
+
+
+def test_a_sweep_written_through_the_tracker_reads_back(tmp_path, tracker):
+    parent = tracker.start_sweep("exp sweep", {"harness.role": "sweep"})
+    first = _job(tmp_path, tracker, "retriever=bm25", parent)
+    second = _job(tmp_path, tracker, "retriever=dense", parent, rows=ROWS[:1])
+    tracker.end_sweep(parent, Leaderboard(columns=["run"], rows=[{"run": "retriever=bm25"}]), jobs=2, failed=0)
+
+    client = MlflowClient(tracker.tracking_uri)
+    assert client.get_run(first).data.tags["mlflow.parentRunId"] == parent
+    assert client.get_run(parent).data.metrics["sweep/jobs_finished"] == 2
+
+    by_id, by_name = tracker.resolve_run(first), tracker.resolve_run("retriever=dense")
+    assert (by_id.run_id, by_id.name) == (first, "retriever=bm25")
+    assert by_name.run_id == second and by_name.experiment_id == client.get_experiment_by_name("exp").experiment_id
+    assert read_table(tracker.fetch_table(by_id, tmp_path / "fetched")) == ROWS
+    assert tracker.fetch_config(by_id) == "retriever:\n  k1: 0.9\n"
+    # the parent (a harness.role run) is not a configuration; each configuration once
+    assert {r.name for r in tracker.finished_runs("exp")} == {"retriever=bm25", "retriever=dense"}
+
+
+def test_a_report_is_logged_as_its_own_run_beside_the_run_it_read(tmp_path, tracker):
+    source = tracker.resolve_run(_job(tmp_path, tracker, "retriever=bm25", None))
+    folder = tmp_path / "report"
+    folder.mkdir()
+    (folder / "report.csv").write_text("a,b\n1,2\n")
+    logged = tracker.log_report(ReportRun(name="compare: 1 vs x", role="comparison", folder=folder,
+                                          tags={"harness.source_run": source.run_id}, metrics={"m@1": 0.25},
+                                          params={"k": 3}, experiment_id=source.experiment_id))
+    run = MlflowClient(tracker.tracking_uri).get_run(logged.run_id)
+    assert run.info.status == "FINISHED" and run.info.experiment_id == source.experiment_id
+    assert run.data.tags["harness.role"] == "comparison" and run.data.tags["harness.source_run"] == source.run_id
+    assert run.data.metrics == {"m_1": 0.25} and run.data.params == {"k": "3"}
+    assert [a.path for a in MlflowClient(tracker.tracking_uri).list_artifacts(logged.run_id)] == ["report.csv"]
+    assert [r.name for r in tracker.finished_runs("exp")] == ["retriever=bm25"]  # reports are not configurations
+
+
+def test_a_report_on_a_local_folder_goes_to_the_named_experiment(tmp_path, tracker):
+    folder = tmp_path / "report"
+    folder.mkdir()
+    logged = tracker.log_report(ReportRun(name="meta-eval: run", role="meta_eval", folder=folder,
+                                          experiment_name="people"))
+    assert logged.experiment_id == MlflowClient(tracker.tracking_uri).get_experiment_by_name("people").experiment_id
+
+
+def test_unknown_runs_and_tables_are_lookup_errors(tmp_path, tracker):
+    with pytest.raises(LookupError, match="no run with id or name 'nope'"):
+        tracker.resolve_run("nope")
+    with pytest.raises(LookupError, match="no experiment named 'other'"):
+        tracker.finished_runs("other")
+    parent = tracker.resolve_run(tracker.start_sweep("bare", {}))
+    with pytest.raises(LookupError, match=f"run bare \\({parent.run_id}\\) has no per_question.jsonl"):
+        tracker.fetch_table(parent, tmp_path)
+    assert tracker.fetch_config(parent) is None
+
+
+def test_tracking_none_records_nothing_and_finds_nothing(tmp_path):
+    none = NullTracker()
+    assert none.log_report(ReportRun(name="r", role="comparison", folder=tmp_path)) is None
+    with pytest.raises(LookupError, match="tracking=none .* cannot look up run 'x'; give a run folder"):
+        none.resolve_run("x")
+    with pytest.raises(LookupError, match="cannot list the runs of experiment 'e'"):
+        none.finished_runs("e")
+
+
+def test_names_resolve_within_an_experiment_and_sweep_files_come_from_the_parent(tmp_path, tracker):
+    parent = tracker.start_sweep("exp sweep", {"harness.role": "sweep"})
+    (tmp_path / "settings").mkdir()
+    (tmp_path / "settings" / "stats_settings.json").write_text('{"test": "wilcoxon"}')
+    tracker.log_files(parent, [tmp_path / "settings" / "stats_settings.json"])
+    job = tracker.resolve_run(_job(tmp_path, tracker, "retriever=bm25", parent))
+    assert job.parent_id == parent
+    assert tracker.resolve_run("retriever=bm25", "exp") == job
+    assert tracker.resolve_run(job.run_id[:8], "exp").run_id == job.run_id
+    with pytest.raises(LookupError, match="no experiment 'elsewhere'"):
+        tracker.resolve_run("retriever=bm25", "elsewhere")
+    assert tracker.fetch_sweep_file([job], "stats_settings.json") == ('{"test": "wilcoxon"}', parent)
+    assert tracker.fetch_sweep_file([job], "absent.json") == (None, None)
