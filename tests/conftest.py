@@ -40,3 +40,24 @@ def compose():
             return hydra_compose("config", overrides=overrides or [], return_hydra_config=return_hydra_config)
 
     return _compose
+
+
+@pytest.fixture
+def copied_conf(tmp_path):
+    """A copy of ``conf/`` in tmp_path, for tests that add or change config files (never in the
+    source tree): returns (folder, compose(overrides) -> the root config composed from the copy)."""
+    import shutil
+
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+
+    from harness.config import register
+
+    register()
+    folder = shutil.copytree(PROJECT_ROOT / "conf", tmp_path / "conf")
+
+    def _compose(overrides: list[str] | None = None):
+        with initialize_config_dir(version_base="1.3", config_dir=str(folder)):
+            return hydra_compose("config", overrides=overrides or [])
+
+    return folder, _compose

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from hydra.errors import ConfigCompositionException
@@ -125,16 +124,15 @@ def test_bad_overrides_fail_at_compose_time_naming_the_key(compose, override, ke
     assert key in str(err.value) or key in str(err.value.__cause__)
 
 
-def test_unknown_key_in_a_yaml_option_fails_naming_it(compose, tmp_path: Path):
-    bad = CONF / "retriever" / "_test_bad_option.yaml"
-    bad.write_text("defaults:\n  - /schema/retriever/bm25@_here_\n  - _self_\n"
-                   "_target_: harness.retrievers.bm25.BM25Retriever\nk_one: 1.0\n")
-    try:
-        with pytest.raises(ConfigCompositionException) as err:
-            compose(["retriever=_test_bad_option"])
-        assert "k_one" in str(err.value) + str(err.value.__cause__)
-    finally:
-        bad.unlink()
+def test_unknown_key_in_a_yaml_option_fails_naming_it(copied_conf):
+    folder, compose = copied_conf
+    (folder / "retriever" / "_test_bad_option.yaml").write_text(
+        "defaults:\n  - /schema/retriever/bm25@_here_\n  - _self_\n"
+        "_target_: harness.retrievers.bm25.BM25Retriever\nk_one: 1.0\n")
+    with pytest.raises(ConfigCompositionException) as err:
+        compose(["retriever=_test_bad_option"])
+    assert "k_one" in str(err.value) + str(err.value.__cause__)
+    assert not (CONF / "retriever" / "_test_bad_option.yaml").exists()
 
 
 def test_no_python_literal_for_seed_numbers_the_yaml_holds(compose):

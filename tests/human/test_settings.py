@@ -69,17 +69,16 @@ def test_unknown_key_and_wrong_type_fail_at_compose_time(compose):
         assert key in str(err.value) + str(err.value.__cause__)
 
 
-def test_unknown_key_in_a_human_yaml_option_fails_naming_it(compose):
-    bad = CONF / "human" / "_test_bad_option.yaml"
-    good = (CONF / "human" / "default.yaml").read_text()
-    bad.write_text(good.replace("    prompt: Does the answer address the query?",
-                                "    prompt: Does the answer address the query?\n    scale: 5"))
-    try:
-        with pytest.raises(ConfigCompositionException) as err:
-            compose(["human=_test_bad_option"])
-        assert "scale" in str(err.value) + str(err.value.__cause__)
-    finally:
-        bad.unlink()
+def test_unknown_key_in_a_human_yaml_option_fails_naming_it(copied_conf):
+    folder, compose = copied_conf
+    good = (folder / "human" / "default.yaml").read_text()
+    (folder / "human" / "_test_bad_option.yaml").write_text(
+        good.replace("    prompt: Does the answer address the query?",
+                     "    prompt: Does the answer address the query?\n    scale: 5"))
+    with pytest.raises(ConfigCompositionException) as err:
+        compose(["human=_test_bad_option"])
+    assert "scale" in str(err.value) + str(err.value.__cause__)
+    assert not (CONF / "human" / "_test_bad_option.yaml").exists()
 
 
 def test_overrides_reach_the_settings(compose):
