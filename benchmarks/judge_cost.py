@@ -26,7 +26,8 @@ from harness.judges.items import item_for
 from harness.results.records import QuestionRecord
 
 ROOT = Path(__file__).resolve().parents[1]
-ALL = ["answer_score", "retrieval_grade", "manual_grade", "likert", "claims_faithfulness", "claims_context_recall"]
+ALL = ["answer_score", "retrieval_grade", "manual_grade", "likert", "claims_faithfulness", "claims_context_recall",
+       "supported", "likelihood_correctness", "likelihood_faithfulness", "pmi_faithfulness"]
 
 
 def main() -> None:
@@ -47,13 +48,15 @@ def main() -> None:
         record = QuestionRecord(question=question, chunks=[chunks[i] for i, _ in hits], scores=[s for _, s in hits],
                                 top_k=retriever.top_k)
         record.generation = Generation(text=question.expected_answer or question.ground_truth or "")
+        record.prompt_chunk_count = cfg.generation.contexts
         records.append(record)
     tokenizer, _ = judge._model()
     results = {}
     for name, node in cfg.rubrics.items():
         rubric = instantiate(node)
-        items = [item_for(record, rubric.applies_to[0], cfg.generation.contexts) for record in records]
-        first = getattr(rubric, "local_messages", None) or rubric.extract_messages
+        items = [item_for(record, rubric.applies_to[0]) for record in records]
+        first = (getattr(rubric, "local_messages", None) or getattr(rubric, "extract_messages", None)
+                 or rubric.messages)
         tokens = [len(tokenizer(judge.text(JudgePrompt(rubric.render(first, rubric.item_values(i)))))["input_ids"])
                   for i in items]
         rubric.evaluate(judge, items[:1])  # warm-up

@@ -4,8 +4,9 @@ The likelihood rubrics (BARTScore/GPTScore manner) score a text by how probable 
 fixed continuation of it: the gold answer after the candidate answer, the answer after its
 contexts. One forward pass per batch gives every token's log-probability: prompt and
 continuation are tokenized separately (so the continuation's tokens do not depend on the
-prompt's last characters) and concatenated, right-padded, and the logits at positions
-``len(prompt) - 1 .. len(prompt) + len(continuation) - 2`` predict the continuation's tokens.
+prompt's last characters) and concatenated, left-padded (position ids as if unpadded), so every
+continuation ends at the last position and only the last ``max continuation + 1`` positions'
+logits are computed; the logit before each continuation token predicts it.
 """
 
 from __future__ import annotations
@@ -45,19 +46,22 @@ def continuation_log_probs(tokenizer, model, prompts: list[str], continuations: 
             head = [tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id]
         rows.append((head, tail))
     length = max(len(h) + len(t) for h, t in rows)
+    keep = max(len(t) for _, t in rows) + 1  # logits of the last positions only: memory ~ batch x keep x vocab
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     input_ids = torch.full((len(rows), length), pad, dtype=torch.long)
     attention = torch.zeros((len(rows), length), dtype=torch.long)
-    for b, (head, tail) in enumerate(rows):
+    for b, (head, tail) in enumerate(rows):  # left padding: every continuation ends at the last position
         ids = head + tail
-        input_ids[b, :len(ids)] = torch.tensor(ids)
-        attention[b, :len(ids)] = 1
+        input_ids[b, length - len(ids):] = torch.tensor(ids)
+        attention[b, length - len(ids):] = 1
+    positions = (attention.cumsum(-1) - 1).clamp(min=0)  # as if unpadded
     with torch.no_grad():
         logits = model(input_ids=input_ids.to(model.device), attention_mask=attention.to(model.device),
-                       use_cache=False).logits
-    log_probs = torch.log_softmax(logits.float(), dim=-1).cpu()
+                       position_ids=positions.to(model.device), logits_to_keep=keep, use_cache=False).logits
+    log_probs = torch.log_softmax(logits.float(), dim=-1).cpu()  # (B, keep, V): position length - keep + i
     results = []
-    for b, (head, tail) in enumerate(rows):
-        positions = torch.arange(len(head) - 1, len(head) + len(tail) - 1)
-        results.append(log_probs[b, positions, torch.tensor(tail, dtype=torch.long)].tolist() if tail else [])
+    for b, (_, tail) in enumerate(rows):
+        # token k of the tail sits at length - len(tail) + k and is predicted by the position before it
+        predictors = torch.arange(keep - 1 - len(tail), keep - 1)
+        results.append(log_probs[b, predictors, torch.tensor(tail, dtype=torch.long)].tolist() if tail else [])
     return results

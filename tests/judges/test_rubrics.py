@@ -16,6 +16,7 @@ from tests.judges.conftest import RUBRICS, ScriptedJudge, make_record
 # A valid reply per rubric, and what it must score.
 VALID = {
     "answer_score": ("8", {"answer_score": 8.0, "answer_score_accurate": 1.0}),
+    "supported": ("9", {"supported": 9.0}),
     "retrieval_grade": ('{"grade": 8, "reasoning": "the needle is in chunk 1"}',
                         {"retrieval_grade": 8.0, "retrieval_total_score": 8.0}),
     "manual_grade": ('{"score": 6, "explanation": "partial", "verdict": "PARTIAL"}',
@@ -29,7 +30,7 @@ VALID = {
 def test_every_rubric_is_covered():
     assert set(RUBRICS) == {"answer_score", "retrieval_grade", "manual_grade", "likert", "claims_faithfulness",
                             "claims_context_recall", "likelihood_correctness", "likelihood_faithfulness",
-                            "pmi_faithfulness"}  # the likelihood rubrics: tests/judges/test_likelihood.py
+                            "pmi_faithfulness", "supported"}  # the likelihood rubrics: tests/judges/test_likelihood.py
 
 
 @pytest.mark.parametrize("name", RUBRICS)

@@ -7,7 +7,6 @@ through the predictions file's ``metrics``) and the README's token-overlap faith
 from __future__ import annotations
 
 import csv
-import json
 import os
 import subprocess
 import sys
@@ -17,6 +16,7 @@ import pytest
 
 from harness.cli.meta_eval import main as meta_eval
 from harness.config.resolvers import PROJECT_ROOT
+from harness.metaeval.qags import write_qags_run_inputs
 
 QAGS = PROJECT_ROOT.parent / "shared" / "data" / "qags"
 # The README's tables: (Pearson, Spearman, Kendall) against human_consistency.
@@ -25,25 +25,6 @@ FAITHFULNESS = {"xsum": (0.2969, 0.2989, 0.2481), "cnndm": (0.3722, 0.1947, 0.16
 
 pytestmark = pytest.mark.skipif(not (QAGS / "README.md").is_file(),
                                 reason=f"the QAGS reference data is not at {QAGS}")
-
-
-def write_qags_run_inputs(source: Path, folder: Path) -> None:
-    """questions_jsonl dataset (one document per article), predictions (answer = summary, contexts =
-    [article], metrics = UniEval's score) and labels (the human consistency score)."""
-    (folder / "docs").mkdir(parents=True)
-    with (folder / "questions.jsonl").open("w") as questions, (folder / "preds.jsonl").open("w") as preds, \
-            (folder / "labels.jsonl").open("w") as labels:
-        for raw in source.open(encoding="utf-8"):
-            row = json.loads(raw)
-            doc = f"doc_{row['id']}"
-            (folder / "docs" / f"{doc}.txt").write_text(row["source"], encoding="utf-8")
-            questions.write(json.dumps({"id": row["id"], "domain": "qags", "difficulty": "easy",
-                                        "question": "Summarise the article.", "ground_truth": row["summary"],
-                                        "source": doc}) + "\n")
-            preds.write(json.dumps({"question_id": row["id"], "answer": row["summary"], "contexts": [row["source"]],
-                                    "metrics": {"unieval": row["unieval_consistency"]}}) + "\n")
-            labels.write(json.dumps({"question_id": row["id"], "annotator": "qags",
-                                     "consistency": row["human_consistency"]}) + "\n")
 
 
 @pytest.mark.parametrize("name", ["xsum", "cnndm"])

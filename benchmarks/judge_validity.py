@@ -1,0 +1,103 @@
+"""Every embedded scorer against people: QAGS factual consistency, through `harness meta-eval`.
+
+    python benchmarks/judge_validity.py [--limit 40] [--sets xsum cnndm] [--rubrics ...]
+
+For each QAGS set (../shared/data/qags/) the README's recipe (harness.metaeval.qags) writes a
+dataset, a predictions file (summary = answer, article = its only context, UniEval's score as
+`external/unieval`) and a labels file; one `harness` run scores it with the answer suite's
+token-overlap faithfulness and the local judge (SmolLM2-135M) under every rubric given, and
+`harness meta-eval` correlates every column with the human scores. Printed per scorer and set:
+Pearson / Spearman / Kendall and n, beside UniEval on the same rows and the published full-set
+figures, plus the judge's items per second. `--limit N` takes the first N rows of each set (the
+local judge reads whole articles: all 474 rows take hours on 2 shared CPU cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from harness.metaeval.qags import write_qags_run_inputs
+
+ROOT = Path(__file__).resolve().parents[1]
+RUBRICS = ["supported", "likelihood_faithfulness", "pmi_faithfulness", "claims_faithfulness"]
+# The published figures (../shared/data/qags/README.md), all rows: Pearson, Spearman, Kendall.
+PUBLISHED = {"xsum": {"UniEval (published)": (0.461376, 0.487920, 0.399218),
+                      "token overlap (README baseline)": (0.2969, 0.2989, 0.2481)},
+             "cnndm": {"UniEval (published)": (0.681681, 0.662255, 0.531636),
+                       "token overlap (README baseline)": (0.3722, 0.1947, 0.1606)}}
+STATS = ("pearson", "spearman", "kendall")
+
+
+def harness(*args: str, cwd: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    done = subprocess.run([sys.executable, "-m", "harness", *args], cwd=cwd, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"harness {' '.join(args[:3])} ... failed:\n{done.stderr[-3000:]}")
+
+
+def measure(name: str, source: Path, folder: Path, limit: int | None, rubrics: list[str], cache: Path) -> dict:
+    rows = write_qags_run_inputs(source, folder, limit)
+    run = folder / "run"
+    start = time.perf_counter()
+    harness("dataset=questions_jsonl", "dataset.name=qags", f"dataset.questions={folder / 'questions.jsonl'}",
+            f"dataset.documents={folder / 'docs'}", "chunker=none", "generator=predictions",
+            f"generator.path={folder / 'preds.jsonl'}", "metrics.answer.bertscore=null", "tracking=none",
+            "judge=local", f"rubric=[{','.join(rubrics)}]", f"cache.dir={cache}", f"hydra.run.dir={run}", cwd=folder)
+    seconds = time.perf_counter() - start
+    report = folder / "report"
+    harness("meta-eval", str(run), "--labels", str(folder / "labels.jsonl"), "--scale", "0", "1", "--no-tracking",
+            "--out-dir", str(report), cwd=folder)
+    table = {r["column"]: r for r in csv.DictReader((report / "meta_eval.csv").open())}
+    metrics = json.loads((run / "metrics.json").read_text())["metrics"]
+    return {"rows": rows, "seconds": round(seconds, 1), "metrics": metrics,
+            "columns": {c: {**{s: _float(r[s]) for s in STATS}, "n": int(r["n"])} for c, r in table.items()}}
+
+
+def _float(text: str) -> float | None:
+    return float(text) if text not in ("", "nan", "None") else None
+
+
+def print_table(results: dict, rubrics: list[str]) -> None:
+    columns = ["external/unieval", "answer/faithfulness", *(f"judge/{r}" for r in rubrics)]
+    print(f"\n{'scorer':40s} {'set':6s} {'Pearson':>8s} {'Spearman':>9s} {'Kendall':>8s} {'n':>4s}")
+    for name, result in results.items():
+        for column in columns:
+            row = result["columns"].get(column)
+            if row is None:
+                continue
+            cells = " ".join(f"{row[s]:>8.4f}" if row[s] is not None else f"{'-':>8s}" for s in STATS)
+            print(f"{column:40s} {name:6s} {cells} {row['n']:>4d}")
+        for label, figures in PUBLISHED[name].items():
+            print(f"{label:40s} {name:6s} {' '.join(f'{v:>8.4f}' for v in figures)}  all")
+        per_item = result["metrics"].get("judge/seconds_per_judged_item")
+        print(f"  {name}: {result['rows']} rows, harness run {result['seconds']} s"
+              + (f", {1 / per_item:.2f} judged items/s (all rubrics)" if per_item else ""))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--path", type=Path, default=ROOT.parent / "shared" / "data" / "qags")
+    parser.add_argument("--sets", nargs="+", default=["xsum", "cnndm"], choices=["xsum", "cnndm"])
+    parser.add_argument("--limit", type=int, default=None, help="first N rows of each set (default: all)")
+    parser.add_argument("--rubrics", nargs="+", default=RUBRICS)
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "judge_validity")
+    args = parser.parse_args()
+    results = {}
+    for name in args.sets:
+        folder = args.out / f"{name}-{args.limit or 'all'}-{int(time.time())}"
+        results[name] = measure(name, args.path / f"qags_{name}.jsonl", folder, args.limit, args.rubrics,
+                                args.out / "cache")
+    print_table(results, args.rubrics)
+    command = "python benchmarks/judge_validity.py " + " ".join(sys.argv[1:])
+    (args.out / "judge_validity.json").write_text(json.dumps({"command": command, **results}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
