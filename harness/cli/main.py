@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 from harness.subcommands import SUBCOMMANDS
@@ -20,6 +21,8 @@ def cli() -> None:
     if command in SUBCOMMANDS:
         # Imported on use: start-up stays light.
         sys.exit(importlib.import_module(SUBCOMMANDS[command][0]).main(sys.argv[2:]))
+    # Model loading's own bars ("Loading weights") would interleave with the harness's progress.
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     from harness.cli.sweep import main
     from harness.config.secrets import RedactingStream
 

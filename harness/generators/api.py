@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 from abc import abstractmethod
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from harness.config.secrets import redact_text
 from harness.generators.base import Generation, GenerationRequest, Generator
+from harness.progress import map_with_progress
 
 
 class MissingAPIKeyError(RuntimeError):
@@ -81,10 +81,7 @@ class ApiChatGenerator(Generator):
                 except Exception as err:  # one failed request never stops the others
                     return Generation(text="", error=describe_error(err, key))
 
-            if self.concurrency == 1:
-                return [answer(request) for request in requests]
-            with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-                return list(pool.map(answer, requests))
+            return map_with_progress(answer, requests, self.concurrency, f"generating answers ({self.model})")
 
     @abstractmethod
     def _client(self, key: str):

@@ -10,6 +10,7 @@ from typing import Any
 
 from harness.generators.base import BATCH_SECONDS, BATCH_SIZE, Generation, GenerationRequest, Generator
 from harness.models import model_fingerprint, resolve_device
+from harness.progress import progress
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +84,8 @@ class LocalGenerator(Generator):
         # rather than record the same failure against every question.
         _load(self.model_path, self.gguf_file, self.device, self.dtype)
         results: list[Generation] = []
-        for first in range(0, len(requests), self.batch_size):
+        starts = range(0, len(requests), self.batch_size)
+        for first in progress(starts, len(starts), "generating answers"):
             batch = requests[first:first + self.batch_size]
             try:
                 results += self._generate_batch(batch)

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from harness.config.secrets import redact_text
 from harness.generators.api import api_key_from_env, check_decoding_args, describe_error
 from harness.judges.base import Judge, JudgePrompt, Reply
 from harness.judges.selfcheck import SelfCheckSettings
+from harness.progress import map_with_progress
 
 
 class ApiJudge(Judge):
@@ -82,10 +82,7 @@ class ApiJudge(Judge):
                 except Exception as err:  # one failed request never stops the others
                     return Reply(error=describe_error(err, key))
 
-            if self.concurrency == 1:
-                return [ask(prompt) for prompt in prompts]
-            with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-                return list(pool.map(ask, prompts))
+            return map_with_progress(ask, prompts, self.concurrency, f"judging ({self.model})")
 
     @abstractmethod
     def _client(self, key: str):

@@ -22,6 +22,7 @@ from harness.judges.candidates import candidate_probabilities
 from harness.judges.likelihood import continuation_log_probs
 from harness.judges.selfcheck import SelfCheckSettings
 from harness.models import model_fingerprint
+from harness.progress import progress
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +102,8 @@ class LocalJudge(Judge):
         extra = lengths or [0] * len(texts)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]) + extra[i])
         results: list = [None] * len(texts)
-        for first in range(0, len(order), self.batch_size):
+        starts = range(0, len(order), self.batch_size)
+        for first in progress(starts, len(starts), "judging"):
             batch = order[first:first + self.batch_size]
             for index, value in zip(batch, run([texts[i] for i in batch], batch)):
                 results[index] = value
@@ -118,7 +120,8 @@ class LocalJudge(Judge):
 
     def complete(self, prompts: list[JudgePrompt], sample: int = 0) -> list[Reply]:
         replies: list[Reply] = []
-        for first in range(0, len(prompts), self.batch_size):
+        starts = range(0, len(prompts), self.batch_size)
+        for first in progress(starts, len(starts), "judging"):
             batch = prompts[first:first + self.batch_size]
             try:
                 replies += self._generate(batch, sample)

@@ -37,6 +37,7 @@ import numpy as np
 
 from harness.cache import DiskCache, content_key
 from harness.models import load_tokenizer, model_fingerprint, resolve_device
+from harness.progress import progress
 
 log = logging.getLogger(__name__)
 
@@ -211,7 +212,8 @@ class BERTScorer:
         pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
         encoded: dict[str, Embedded] = {}
         with torch.inference_mode():
-            for start in range(0, len(order), self.batch_size):
+            starts = range(0, len(order), self.batch_size)
+            for start in progress(starts, len(starts), "BERTScore embedding"):
                 batch = order[start:start + self.batch_size]
                 width = len(ids[batch[0]])
                 input_ids = torch.full((len(batch), width), pad, dtype=torch.long)

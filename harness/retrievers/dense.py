@@ -9,6 +9,7 @@ import numpy as np
 from harness.cache import DiskCache, content_key
 from harness.chunkers.base import Chunk
 from harness.models import load_sentence_transformer, model_fingerprint
+from harness.progress import progress
 from harness.retrievers.base import Retriever, ScoredChunks, indexed_text
 
 
@@ -34,10 +35,16 @@ class DenseRetriever(Retriever):
         self._embeddings: np.ndarray | None = None
         self._cache: DiskCache | None = None
 
-    def _encode(self, texts: list[str], progress: bool = False) -> np.ndarray:
+    def _encode(self, texts: list[str]) -> np.ndarray:
         encoder = load_sentence_transformer(self.model_name, self.device)
-        return encoder.encode(texts, batch_size=self.batch_size, normalize_embeddings=self.normalize,
-                              convert_to_numpy=True, show_progress_bar=progress).astype(np.float32)
+        # One batch per call, so the bar (or log line) counts batches with an ETA.
+        starts = range(0, len(texts), self.batch_size)
+        parts = [encoder.encode(texts[first:first + self.batch_size], batch_size=self.batch_size,
+                                normalize_embeddings=self.normalize, convert_to_numpy=True, show_progress_bar=False)
+                 for first in progress(starts, len(starts), f"embedding {len(texts)} texts")]
+        if not parts:
+            return encoder.encode(texts, convert_to_numpy=True, show_progress_bar=False).astype(np.float32)
+        return np.concatenate(parts).astype(np.float32)
 
     def index(self, chunks: list[Chunk], corpus_key: str, cache: DiskCache) -> None:
         texts = [indexed_text(c, self.include_title) for c in chunks]
@@ -48,7 +55,7 @@ class DenseRetriever(Retriever):
         # Queries are cached like the corpus: a re-run then never loads the model at all.
         assert self._cache is not None
         return self._cache.get_or_build(
-            namespace, key, lambda: self._encode(texts, progress=len(texts) > 1000),
+            namespace, key, lambda: self._encode(texts),
             save=lambda array, path: np.save(path.open("wb"), array),
             load=lambda path: np.load(path), directory=False)
 

@@ -57,6 +57,9 @@ def test_two_by_two_sweep_logs_parent_children_metrics_and_artifacts(tmp_path):
     assert parent.data.tags["harness.sweep_dir"] == str((tmp_path / "sweep").resolve())
     assert {a.path for a in client.list_artifacts(parent.info.run_id)} >= {
         "leaderboard.csv", "leaderboard.md", "power_plan.txt", "stats.csv", "stats_verdicts.csv", "stats.png"}
+    # Other libraries' INFO/DEBUG lines stay off the console and in the jobs' log files.
+    assert "[bm25s]" not in done.stdout and "[harness.stages.pipeline][INFO]" in done.stdout
+    assert any("[bm25s]" in log.read_text() for log in (tmp_path / "sweep").glob("*/*.log"))
     # The hint comes last, after the leaderboard and statistics, with the exact command.
     assert done.stdout.strip().splitlines()[-1].startswith("Open the results: mlflow ui --backend-store-uri")
     # Statistics: power planning before the jobs, paired tests against the champion after them.
