@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
 import pytest
 from hydra.utils import instantiate
 
 from harness.human.export import ENCODING
+from harness.results import table as results_table
 
 
 @pytest.fixture
@@ -19,9 +19,7 @@ def settings(compose):
 
 
 def write_table(path: Path, rows: list[dict]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
+    return results_table.write_table(path, rows)
 
 
 def answered_row(qid: str, answer: str | None = None, **columns) -> dict:
