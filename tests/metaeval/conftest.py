@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from hydra.utils import instantiate
 
+from harness.results.table import write_table
+
 
 @pytest.fixture
 def settings_for(compose):
@@ -22,14 +24,14 @@ def write_jsonl(path: Path, rows: list[dict]) -> Path:
 
 
 def run_folder(root: Path, name: str, columns: dict[str, list]) -> Path:
-    """A run folder whose per_question.jsonl has questions q1..qN and the given columns (None: absent)."""
+    """A run folder whose per-question table has questions q1..qN and the given columns (None: absent)."""
     size = len(next(iter(columns.values())))
     rows = []
     for i in range(size):
         row = {"question_id": f"q{i + 1}", "answer": f"answer {i + 1}"}
         row.update({column: values[i] for column, values in columns.items() if values[i] is not None})
         rows.append(row)
-    write_jsonl(root / name / "per_question.jsonl", rows)
+    write_table(root / name, rows)
     return root / name
 
 
