@@ -13,15 +13,12 @@ from pathlib import Path
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
-from hydra.utils import instantiate
 from omegaconf import DictConfig
 
 from harness.cache import DiskCache
 from harness.config import register
-from harness.config.checks import check_config
 from harness.config.resolvers import PROJECT_ROOT
-from harness.stages.answering import Answering
-from harness.stages.judging import Judging
+from harness.jobs import build_job
 from harness.stages.pipeline import run_pipeline
 from harness.results.records import RunResult
 from harness.tracking.outcome import JobOutcome
@@ -36,22 +33,11 @@ warnings.filterwarnings("ignore", message="'hydra/launcher/ray' is validated aga
 
 def run_from_config(cfg: DictConfig) -> RunResult:
     """Builds every configured part and runs the pipeline (no Hydra runtime needed)."""
-    check_config(cfg)  # a sweep's own values (`chunker._target_=a,b`) reach only the job
     _seed_everything(cfg.seed)
-    dataset = instantiate(cfg.dataset)
-    chunker = instantiate(cfg.chunker)
-    retriever = instantiate(cfg.retriever)
-    suites = {name: instantiate(suite) for name, suite in cfg.metrics.items()}
+    job = build_job(cfg)  # checks the config first: a sweep's own values (`chunker._target_=a,b`) reach only the job
     cache = DiskCache(cfg.cache.dir, enabled=cfg.cache.enabled)
-    generation = cfg.generation
-    answering = Answering(generator=instantiate(cfg.generator), prompt=instantiate(cfg.prompt),
-                          conditions=list(generation.conditions), contexts=generation.contexts,
-                          sample=generation.sample, stratify=generation.stratify,
-                          seed=generation.seed)
-    judging = Judging(judge=instantiate(cfg.judge),
-                      rubrics={name: instantiate(rubric) for name, rubric in cfg.rubrics.items()})
-    return run_pipeline(dataset, chunker, retriever, suites, cache, answering, judging,
-                        router=instantiate(cfg.router))
+    return run_pipeline(job.dataset, job.chunker, job.retriever, job.suites, cache, job.answering, job.judging,
+                        router=job.router)
 
 
 def task(cfg: DictConfig) -> JobOutcome:

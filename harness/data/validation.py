@@ -41,8 +41,13 @@ def require_file(path: Path, what: str) -> Path:
 
 def iter_jsonl(path: Path, problems: ProblemList) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yields (line number, object) for every non-blank line; bad lines become problems."""
-    with path.open(encoding="utf-8") as handle:
-        for number, raw in enumerate(handle, start=1):
+    with path.open("rb") as handle:  # decoded line by line, so a bad byte is reported with its line
+        for number, data in enumerate(handle, start=1):
+            try:
+                raw = data.decode("utf-8")
+            except UnicodeDecodeError as err:
+                problems.add(path, number, f"not valid UTF-8 (byte 0x{data[err.start]:02x} at column {err.start + 1})")
+                continue
             if not raw.strip():
                 continue
             try:

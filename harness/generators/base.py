@@ -76,6 +76,9 @@ class Generator(ABC):
         """One Generation per request, in order; a failing request yields a Generation with
         ``error`` set instead of raising, so one bad question never stops a run."""
 
+    def check_questions(self, question_ids: set[str]) -> None:
+        """Checks what the generator brings against the dataset's question ids (before a run starts)."""
+
     @abstractmethod
     def fingerprint(self) -> dict[str, Any]:
         """Model, revision or file hash, and decoding parameters (the cache key's config part)."""

@@ -64,7 +64,21 @@ class PredictionsGenerator(Generator):
         require_file(self.path, "predictions file")
         raw = self.path.read_bytes()
         self.sha256 = hashlib.sha256(raw).hexdigest()
-        self.predictions = read_predictions(self.path, raw)
+        self.lines: dict[str, int] = {}
+        self.predictions = read_predictions(self.path, raw, self.lines)
+
+    def check_questions(self, question_ids: set[str]) -> None:
+        """Predictions for questions the dataset lacks are reported (file:line); all of them unknown is an error."""
+        unknown = [qid for qid in self.predictions if qid not in question_ids]
+        if not unknown:
+            return
+        where = [f"{self.path}:{self.lines[qid]}" if qid in self.lines else str(self.path) for qid in unknown]
+        listed = "; ".join(f"{place}: field 'question_id': unknown id '{qid}'" for place, qid in zip(where, unknown))
+        if len(unknown) == len(self.predictions):
+            raise DatasetError(f"predictions file {self.path}: no prediction matches a question of the dataset "
+                               f"({len(unknown)} unknown id(s)): {listed}")
+        log.warning("predictions file %s: %d prediction(s) for questions not in the dataset, ignored: %s",
+                    self.path, len(unknown), listed)
 
     def fingerprint(self) -> dict[str, Any]:
         return {"generator": "predictions", "model": self.model, "sha256": self.sha256}
@@ -103,12 +117,14 @@ class PredictionsGenerator(Generator):
         )
 
 
-def read_predictions(path: Path, raw: bytes) -> dict[str, dict[str, Any]]:
-    """``{question_id: record}`` from either format; every problem is collected, then raised."""
+def read_predictions(path: Path, raw: bytes, lines: dict[str, int] | None = None) -> dict[str, dict[str, Any]]:
+    """``{question_id: record}`` from either format; every problem is collected, then raised.
+    ``lines`` receives each id's line number (JSONL)."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise DatasetError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from err
+        line = raw[:err.start].count(b"\n") + 1
+        raise DatasetError(f"{path}:{line}: not valid UTF-8 (byte 0x{raw[err.start]:02x}, {err.reason})") from err
     problems = ProblemList()
     try:
         whole = json.loads(text)
@@ -122,7 +138,7 @@ def read_predictions(path: Path, raw: bytes) -> dict[str, dict[str, Any]]:
         problems.add(path, None, "a JSON array is not a predictions format: write one object per line (JSONL) "
                                  "or one {question_id: answer} object")
     else:
-        predictions = _read_jsonl(path, problems)
+        predictions = _read_jsonl(path, problems, {} if lines is None else lines)
     if not predictions and not problems.problems:
         problems.add(path, None, "no predictions")
     problems.raise_if_any("predictions file")
@@ -139,9 +155,8 @@ def _read_answer_map(answers: dict, path: Path, problems: ProblemList) -> dict[s
     return predictions
 
 
-def _read_jsonl(path: Path, problems: ProblemList) -> dict[str, dict[str, Any]]:
+def _read_jsonl(path: Path, problems: ProblemList, first_line: dict[str, int]) -> dict[str, dict[str, Any]]:
     predictions: dict[str, dict[str, Any]] = {}
-    first_line: dict[str, int] = {}
     unknown: dict[str, int] = {}
     for line, record in iter_jsonl(path, problems):
         parsed = _parse_record(record, path, line, problems)

@@ -24,6 +24,7 @@ from harness import __version__
 from harness.config.checks import check_config
 from harness.config.resolvers import PROJECT_ROOT
 from harness.config.secrets import redact, redact_file, redact_logging, redact_text
+from harness.jobs import check_sweep_jobs
 from harness.tracking import sweep
 from harness.tracking.leaderboard import Leaderboard
 from harness.tracking.naming import flatten, run_name
@@ -62,6 +63,8 @@ class TrackingCallback(Callback):
         with _stop_on_error("sweep", "the config is refused"):
             check_config(config)
         dataset = _check_dataset(config, "sweep")
+        with _stop_on_error("sweep", "a job's config is invalid"):
+            check_sweep_jobs(config)  # before the parent run exists: a sweep that cannot start leaves no run
         with _stop_on_error("sweep", "the tracker could not start the sweep"):
             parent_id = self._start_sweep(config)
         stats = instantiate(config.stats)

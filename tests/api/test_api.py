@@ -56,9 +56,18 @@ def test_sweep_runs_every_combination_under_one_parent(tmp_path, monkeypatch):
 
 def test_a_sweep_with_a_failed_job_returns_it_instead_of_exiting(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    result = sweep([*_overrides(tmp_path, "unused"), "stats=none", "generator=predictions",
-                    f"generator.path={tmp_path / 'missing.jsonl'}"])
+    # A valid config whose job fails while it runs: the dense encoder cannot be loaded.
+    overrides = [o for o in _overrides(tmp_path, "unused") if not o.startswith("retriever=")]
+    result = sweep([*overrides, "stats=none", "retriever=dense", f"models.encoder={tmp_path / 'no_encoder'}"])
     assert result.runs == [] and len(result.failed) == 1
+
+
+def test_a_sweep_that_cannot_start_is_an_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(RuntimeError, match="stopped before any job ran"):
+        sweep([*_overrides(tmp_path, "unused"), "stats=none", "generator=predictions",
+               f"generator.path={tmp_path / 'missing.jsonl'}"])
+    assert not (tmp_path / "api_sweep").exists()
 
 
 def test_evaluate_refuses_a_multirun_config(tmp_path, monkeypatch):

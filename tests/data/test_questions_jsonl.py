@@ -279,3 +279,13 @@ def test_answer_criteria_parsed(tiny_copy):
 def test_bad_answer_criteria_name_file_line_and_key(tiny_copy, criteria, expected):
     path = write_questions(tiny_copy, [good_record(id="a"), good_record(id="b", answer_criteria=criteria)])
     assert_names(load_error(tiny_copy), path, 2, expected)
+
+
+def test_a_non_utf8_byte_is_reported_with_file_and_line(tiny_copy):
+    path = write_questions(tiny_copy, [good_record(), good_record(id="q2")])
+    lines = path.read_bytes().splitlines(keepends=True)
+    lines[1] = lines[1].replace(b"When do", b"When \xe9 do")  # Latin-1 'e acute' in a UTF-8 file
+    path.write_bytes(b"".join(lines))
+    message = load_error(tiny_copy)
+    assert f"{path}:2: not valid UTF-8 (byte 0xe9 at column " in message
+    assert ":1:" not in message

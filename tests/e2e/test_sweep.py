@@ -104,11 +104,9 @@ def test_two_by_two_sweep_logs_parent_children_metrics_and_artifacts(tmp_path):
 
 
 def test_failing_job_is_logged_failed_and_the_sweep_goes_on(tmp_path):
-    broken = tmp_path / "broken.jsonl"
-    lines = (TINY / "questions.jsonl").read_text().splitlines()
-    broken.write_text("\n".join([lines[0], '{"id": "x1", "question": 3}', *lines[1:]]) + "\n")
-    done = run_cli(tmp_path, "dataset=questions_jsonl", f"dataset.documents={TINY / 'docs'}",
-                   f"dataset.questions={TINY / 'questions.jsonl'},{broken}", "retriever=bm25")
+    # Only the dense job needs the encoder, and only once it runs: its config is valid, the run fails.
+    done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "chunker=none", "retriever=bm25,dense",
+                   f"models.encoder={tmp_path / 'no_such_encoder'}")
     assert done.returncode == 1
     client, runs = runs_of(tmp_path)
     parents, children = split(runs)
@@ -116,7 +114,7 @@ def test_failing_job_is_logged_failed_and_the_sweep_goes_on(tmp_path):
     statuses = sorted(c.info.status for c in children)
     assert statuses == ["FAILED", "FINISHED"]
     failed = next(c for c in children if c.info.status == "FAILED")
-    assert "broken.jsonl:2" in failed.data.tags["harness.error"]
+    assert "no_such_encoder" in failed.data.tags["harness.error"]
     assert "traceback.txt" in {a.path for a in client.list_artifacts(failed.info.run_id)}
     assert not any(k.startswith("retrieval/") for k in failed.data.metrics)
     assert parents[0].data.metrics["sweep/jobs_failed"] == 1

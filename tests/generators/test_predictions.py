@@ -205,3 +205,27 @@ def test_non_numeric_metrics_are_refused_with_file_and_line(tmp_path):
     assert f"{path}:3: field 'metrics' must be dict, got list" in message
     assert f"{path}:4: field 'metrics': name 'a/b' must be non-empty and hold no '/'" in message
     assert ":5:" not in message
+
+
+def test_unknown_question_ids_are_reported_with_file_and_line(tmp_path, caplog):
+    path = write_jsonl(tmp_path / "p.jsonl", [{"question_id": "q1", "answer": "a"},
+                                              {"question_id": "q9", "answer": "b"}])
+    generator = PredictionsGenerator(str(path))
+    with caplog.at_level("WARNING"):
+        generator.check_questions({"q1", "q2"})
+    assert f"{path}:2: field 'question_id': unknown id 'q9'" in caplog.text
+    generator.check_questions({"q1", "q9"})  # nothing unknown
+
+
+def test_a_file_whose_ids_are_all_unknown_is_an_error(tmp_path):
+    path = write_jsonl(tmp_path / "p.jsonl", [{"question_id": "x1", "answer": "a"},
+                                              {"question_id": "x2", "answer": "b"}])
+    with pytest.raises(DatasetError, match="no prediction matches a question of the dataset") as refused:
+        PredictionsGenerator(str(path)).check_questions({"q1", "q2"})
+    assert f"{path}:1: field 'question_id': unknown id 'x1'; {path}:2:" in str(refused.value)
+
+
+def test_a_non_utf8_byte_is_named_with_its_line(tmp_path):
+    path = tmp_path / "p.jsonl"
+    path.write_bytes(b'{"question_id": "q1", "answer": "a"}\n{"question_id": "q2", "answer": "caf\xe9"}\n')
+    assert f"{path}:2: not valid UTF-8 (byte 0xe9" in load_error(path)

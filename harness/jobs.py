@@ -1,0 +1,127 @@
+"""A job's parts built from its config, and the check of every job of a sweep before it starts.
+
+Components validate their arguments in their constructors (``top_k >= 1``, ``overlap < size``,
+``generation.sample >= 1``...) and load nothing heavy there, so building a job's parts is cheap:
+the sweep builds every job's parts up front, and the same constructors check again in the job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+from hydra.core.global_hydra import GlobalHydra
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.utils import instantiate
+from omegaconf import DictConfig, OmegaConf
+
+from harness.config.checks import check_config
+from harness.data.records import Dataset
+from harness.stages.answering import Answering
+from harness.stages.judging import Judging
+
+BASIC_SWEEPER = f"{BasicSweeper.__module__}.{BasicSweeper.__name__}"
+
+
+@dataclass
+class JobParts:
+    dataset: Dataset
+    chunker: Any
+    retriever: Any
+    suites: dict[str, Any]
+    answering: Answering
+    judging: Judging
+    router: Any
+
+
+class JobNotValid(ValueError):
+    """Parts of a job cannot be built; every one is named with its config group."""
+
+
+class SweepNotValid(ValueError):
+    """One or more jobs of a sweep cannot run; every one of them is named."""
+
+
+def build_job(cfg: DictConfig, datasets: dict[str, Dataset] | None = None) -> JobParts:
+    """Checks the config, then instantiates every part (``datasets`` shares loaded datasets by config).
+
+    Raises:
+        JobNotValid: naming every part that could not be built and why.
+    """
+    check_config(cfg)
+    problems: list[BaseException] = []
+    reasons: list[str] = []
+
+    def part(group: str, make):
+        try:
+            return make()
+        except Exception as err:  # noqa: BLE001 - every part's reason is collected, then raised together
+            problems.append(err)
+            reasons.append(f"{group}: {_root_cause(err)}")
+            return None
+
+    dataset = part("dataset", lambda: _dataset(cfg, datasets if datasets is not None else {}))
+    generator = part("generator", lambda: instantiate(cfg.generator))
+    if dataset is not None and generator is not None:
+        part("generator", lambda: generator.check_questions({question.id for question in dataset.questions}))
+    prompt = part("prompt", lambda: instantiate(cfg.prompt))
+    generation = cfg.generation
+    answering = part("generation", lambda: Answering(
+        generator=generator, prompt=prompt, conditions=list(generation.conditions), contexts=generation.contexts,
+        sample=generation.sample, stratify=generation.stratify, seed=generation.seed))
+    judge = part("judge", lambda: instantiate(cfg.judge))
+    rubrics = part("rubric", lambda: {name: instantiate(rubric) for name, rubric in cfg.rubrics.items()})
+    judging = part("judge", lambda: Judging(judge=judge, rubrics=rubrics)) if judge and rubrics is not None else None
+    job = JobParts(dataset=dataset, chunker=part("chunker", lambda: instantiate(cfg.chunker)),
+                   retriever=part("retriever", lambda: instantiate(cfg.retriever)),
+                   suites=part("metrics", lambda: {name: instantiate(suite) for name, suite in cfg.metrics.items()}),
+                   answering=answering, judging=judging, router=part("router", lambda: instantiate(cfg.router)))
+    if problems:
+        raise JobNotValid("; ".join(reasons)) from problems[0]
+    return job
+
+
+def check_sweep_jobs(config: DictConfig) -> int:
+    """Composes and builds every job of a basic-sweeper multirun; returns how many were checked.
+
+    Raises:
+        SweepNotValid: naming each job that cannot run (its overrides) and why.
+    """
+    jobs = sweep_job_overrides(config)
+    loader = GlobalHydra.instance().config_loader()
+    datasets: dict[str, Dataset] = {}
+    shared = set.intersection(*(set(job) for job in jobs)) if len(jobs) > 1 else set()
+    problems = []
+    for number, overrides in enumerate(jobs):
+        try:
+            build_job(loader.load_sweep_config(config, overrides), datasets)
+        except Exception as err:  # noqa: BLE001 - every job's reason is collected, then raised together
+            problems.append(f"job {number} ({' '.join(o for o in overrides if o not in shared)}): "
+                            f"{err if isinstance(err, JobNotValid) else _root_cause(err)}")
+    if problems:
+        raise SweepNotValid(f"{len(problems)} of {len(jobs)} job(s) cannot run:\n" + "\n".join(problems))
+    return len(jobs)
+
+
+def sweep_job_overrides(config: DictConfig) -> list[list[str]]:
+    """Each job's overrides, in the order Hydra's basic sweeper launches them ([] for another sweeper)."""
+    if OmegaConf.select(config, "hydra.sweeper._target_") != BASIC_SWEEPER:
+        return []
+    params = OmegaConf.select(config, "hydra.sweeper.params") or {}
+    arguments = [f"{key}={value}" for key, value in params.items()] + list(config.hydra.overrides.task)
+    parsed = OverridesParser.create().parse_overrides(arguments)
+    return [list(job) for batch in BasicSweeper.split_arguments(parsed, None) for job in batch]
+
+
+def _dataset(cfg: DictConfig, datasets: dict[str, Dataset]) -> Dataset:
+    key = OmegaConf.to_yaml(cfg.dataset, resolve=True)
+    if key not in datasets:
+        datasets[key] = instantiate(cfg.dataset)
+    return datasets[key]
+
+
+def _root_cause(err: BaseException) -> str:
+    while err.__cause__ is not None:
+        err = err.__cause__
+    return f"{type(err).__name__}: {err}"

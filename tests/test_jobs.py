@@ -1,0 +1,29 @@
+"""harness.jobs: a job's parts are built (and their arguments checked) from the real configs."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.jobs import JobNotValid, build_job
+from tests.conftest import TINY_DATASET_OVERRIDES
+
+
+def test_the_parts_of_a_job_are_built_from_its_config(compose):
+    job = build_job(compose([*TINY_DATASET_OVERRIDES, "chunker=recursive", "retriever=hybrid"]))
+    assert [q.id for q in job.dataset.questions] == ["t1", "t2", "t3", "t4"]
+    assert (job.chunker.size, job.retriever.top_k) == (800, 5)
+
+
+def test_every_wrong_argument_is_named_with_its_group(compose):
+    cfg = compose([*TINY_DATASET_OVERRIDES, "chunker=recursive", "chunker.overlap=900", "retriever.top_k=0",
+                   "generation.sample=0"])
+    with pytest.raises(JobNotValid) as refused:
+        build_job(cfg)
+    assert str(refused.value) == ("generation: ValueError: generation.sample must be >= 1 or null, got 0; "
+                                  "chunker: ValueError: overlap must be >= 0 and < size (800), got 900; "
+                                  "retriever: ValueError: top_k must be >= 1, got 0")
+
+
+def test_a_dataset_without_its_paths_is_named(compose):
+    with pytest.raises(JobNotValid, match=r"^dataset: MissingMandatoryValue: .*dataset.questions"):
+        build_job(compose(["dataset=questions_jsonl"]))
