@@ -17,12 +17,12 @@ from omegaconf import DictConfig
 
 
 def compose(overrides: list[str], tracking_uri: str | None = None) -> DictConfig:
-    """The root config with ``overrides`` (and the store, when given), its targets checked."""
+    """The root config with ``overrides`` (and the store, when given), its targets and secrets checked."""
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
 
     from harness.config import register
-    from harness.config.allowlist import check_targets
+    from harness.config.checks import check_config
     from harness.config.resolvers import PROJECT_ROOT
 
     overrides = list(overrides)
@@ -34,7 +34,7 @@ def compose(overrides: list[str], tracking_uri: str | None = None) -> DictConfig
     register()
     with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
         cfg = hydra_compose("config", overrides=overrides)
-    check_targets(cfg)
+    check_config(cfg)
     return cfg
 
 
