@@ -1,6 +1,6 @@
 """harness: a declarative, config-driven benchmark harness for retrieval-augmented generation.
 
-``from harness import evaluate, sweep`` is the Python API (:mod:`harness.api`), imported on first
+``from harness import evaluate, sweep`` is the Python API (:mod:`harness.cli.api`), imported on first
 use so that ``import harness`` and the console script start fast.
 """
 
@@ -10,7 +10,7 @@ __all__ = ["evaluate", "sweep", "__version__"]
 
 def __getattr__(name: str):
     if name in ("evaluate", "sweep"):
-        from harness import api
+        from harness.cli import api
 
         return getattr(api, name)
     raise AttributeError(f"module 'harness' has no attribute {name!r}")

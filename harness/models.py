@@ -7,6 +7,8 @@ import logging
 from functools import lru_cache
 from pathlib import Path
 
+from harness.config.resolvers import installed_path
+
 log = logging.getLogger(__name__)
 
 # Files whose bytes define a local model's behaviour (weights, tokenizer, configs).
@@ -30,7 +32,7 @@ def model_fingerprint(name_or_path: str, hub_cache_dir: str | None = None) -> st
     Keys caches by what the model is, not where it is installed, so a cache stays valid
     across virtualenvs and is invalidated when the weights change.
     """
-    path = Path(name_or_path)
+    path = Path(installed_path(name_or_path))
     if not path.exists():
         revision = hub_revision(name_or_path, hub_cache_dir)
         return f"hub:{name_or_path}@{revision}" if revision else f"hub:{name_or_path}"
@@ -60,7 +62,7 @@ def hub_revision(model_id: str, cache_dir: str | None = None) -> str | None:
 def load_tokenizer(name_or_path: str):
     from transformers import AutoTokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(name_or_path)
+    tokenizer = AutoTokenizer.from_pretrained(installed_path(name_or_path))
     if not tokenizer.is_fast:
         raise ValueError(f"tokenizer '{name_or_path}' has no fast version; offsets need one")
     return tokenizer
@@ -73,4 +75,4 @@ def load_sentence_transformer(name_or_path: str, device: str):
 
     resolved = resolve_device(device)
     log.info("loading encoder %s on %s", name_or_path, resolved)
-    return SentenceTransformer(name_or_path, device=resolved)
+    return SentenceTransformer(installed_path(name_or_path), device=resolved)

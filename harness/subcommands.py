@@ -10,4 +10,6 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
                  "export annotation sheets of a run, import them: kappa, correlations, judge calibration"),
     "meta-eval": ("harness.cli.meta_eval",
                   "how far every metric and judge column of a run agrees with human labels"),
+    "reproduce": ("harness.cli.reproduce",
+                  "re-run a logged run from its logged overrides and diff every metric against it"),
 }

@@ -41,7 +41,7 @@ def run_from_config(cfg: DictConfig) -> RunResult:
 
 
 def task(cfg: DictConfig) -> JobOutcome:
-    """One job, run by Hydra for the CLI and for the Python API (:mod:`harness.api`) alike.
+    """One job, run by Hydra for the CLI and for the Python API (:mod:`harness.cli.api`) alike.
 
     A failure becomes a FAILED outcome (traceback kept) so a sweep goes on.
     """

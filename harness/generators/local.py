@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.generators.base import BATCH_SECONDS, BATCH_SIZE, Generation, GenerationRequest, Generator
-from harness.models import model_fingerprint, resolve_device
+from harness.models import installed_path, model_fingerprint, resolve_device
 from harness.progress import progress
 
 log = logging.getLogger(__name__)
@@ -62,7 +62,7 @@ class LocalGenerator(Generator):
                  device: str = "auto", dtype: str = "float32", price_as: str | None = None) -> None:
         if max_new_tokens < 1 or batch_size < 1:
             raise ValueError(f"max_new_tokens and batch_size must be >= 1, got {max_new_tokens}, {batch_size}")
-        self.model_path, self.gguf_file = model, gguf_file
+        self.model_path, self.gguf_file = installed_path(model), gguf_file  # pkg://... in logged configs
         self.model = f"{Path(model).name}/{gguf_file}" if gguf_file else model
         self.max_new_tokens, self.batch_size = max_new_tokens, batch_size
         self.device, self.dtype = device, dtype

@@ -21,7 +21,7 @@ from harness.judges.base import Judge, JudgePrompt, Reply
 from harness.judges.candidates import candidate_probabilities
 from harness.judges.likelihood import continuation_log_probs
 from harness.judges.selfcheck import SelfCheckSettings
-from harness.models import model_fingerprint
+from harness.models import installed_path, model_fingerprint
 from harness.progress import progress
 
 log = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ class LocalJudge(Judge):
             raise ValueError(f"judge.batch_size and judge.max_new_tokens must be >= 1, got {batch_size}, "
                              f"{max_new_tokens}")
         self.check_sampling(samples, temperature, cache, default_samples=False)
-        self.model_path, self.gguf_file = model, gguf_file
+        self.model_path, self.gguf_file = installed_path(model), gguf_file  # pkg://... in logged configs
         self.model_name = f"{Path(model).name}/{gguf_file}" if gguf_file else model
         self.device, self.dtype = device, dtype
         self.batch_size, self.max_new_tokens = batch_size, max_new_tokens

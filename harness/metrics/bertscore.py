@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from harness.cache import DiskCache, content_key
-from harness.models import load_tokenizer, model_fingerprint, resolve_device
+from harness.models import installed_path, load_tokenizer, model_fingerprint, resolve_device
 from harness.progress import progress
 
 log = logging.getLogger(__name__)
@@ -73,7 +73,7 @@ def _load_encoder(model: str, device: str) -> _Encoder:
     from transformers import AutoModel
 
     log.info("loading BERTScore model %s on %s", model, device)
-    network = AutoModel.from_pretrained(model).to(device).eval()
+    network = AutoModel.from_pretrained(installed_path(model)).to(device).eval()
     return _Encoder(tokenizer=load_tokenizer(model), model=network, device=device,
                     num_hidden_layers=int(network.config.num_hidden_layers))
 

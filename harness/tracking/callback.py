@@ -27,7 +27,7 @@ from harness.config.secrets import redact, redact_file, redact_logging, redact_t
 from harness.jobs import check_sweep_jobs
 from harness.tracking import sweep
 from harness.tracking.leaderboard import Leaderboard
-from harness.tracking.naming import flatten, run_name
+from harness.tracking.naming import flatten, portable, run_name
 from harness.tracking.selfcheck_flags import warnings as selfcheck_warnings
 from harness.tracking.outcome import JobInfo, JobOutcome
 from harness.tracking.statistics import plan_sweep, report_sweep_statistics
@@ -202,7 +202,7 @@ def _outcome(job_return: JobReturn, output_dir: Path) -> JobOutcome:
 
 def _job_info(config: DictConfig, hydra_cfg) -> JobInfo:
     task_keys = [key for key in config.keys() if key != "hydra"]
-    task = OmegaConf.to_container(OmegaConf.masked_copy(config, task_keys), resolve=True)
+    task = portable(OmegaConf.to_container(OmegaConf.masked_copy(config, task_keys), resolve=True))
     params: dict[str, Any] = {}
     for group in PARAM_GROUPS:
         params.update(flatten(task.get(group, {}), group))
@@ -216,8 +216,15 @@ def _job_info(config: DictConfig, hydra_cfg) -> JobInfo:
     tags = {"harness.version": __version__, "harness.output_dir": str(Path(hydra_cfg.runtime.output_dir).resolve()),
             "harness.overrides": " ".join(overrides), **_code_tags()}
     return JobInfo(name=redact_text(name), choices=redact(choices), overrides=redact(overrides),
-                   params=redact(params), config_yaml=OmegaConf.to_yaml(OmegaConf.create(redact(task))),
-                   tags=redact(tags))
+                   params=redact(params), config_yaml=_config_yaml(task, overrides, config), tags=redact(tags))
+
+
+def _config_yaml(task: dict[str, Any], overrides: list[str], config: DictConfig) -> str:
+    """The resolved config, plus what re-running it needs: the job's overrides and the callbacks
+    that track it (``harness reproduce`` reads the overrides)."""
+    hydra = {"overrides": {"task": overrides},
+             "callbacks": OmegaConf.to_container(config.hydra.callbacks, resolve=False)}
+    return OmegaConf.to_yaml(OmegaConf.create(redact({**task, "hydra": hydra})))
 
 
 def _code_tags() -> dict[str, str]:

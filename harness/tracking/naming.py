@@ -5,9 +5,19 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from harness.config.resolvers import portable_path
 from harness.config.secrets import is_secret_key
 
 _UNSAFE_METRIC_CHARS = re.compile(r"[^A-Za-z0-9_\-./ ]")
+
+
+def portable(value: Any) -> Any:
+    """A copy of a nested dict/list config with paths inside installed packages as ``pkg://...``."""
+    if isinstance(value, dict):
+        return {k: portable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [portable(v) for v in value]
+    return portable_path(value)
 
 
 def flatten(value: Any, prefix: str = "") -> dict[str, Any]:

@@ -1,0 +1,127 @@
+"""``harness reproduce``: re-run a logged run and diff its metrics against the original.
+
+    harness reproduce RUN [--tracking-uri sqlite:///mlflow.db] [OVERRIDE ...]
+
+RUN is an MLflow run id or name. The run's logged ``config.yaml`` holds the overrides it was
+composed with; they are composed again (plus any OVERRIDE given here, e.g. ``cache.enabled=false``
+or ``hydra.run.dir=...``) and run through the Python API, i.e. the same task and tracking as
+``harness``, into the same MLflow store. The new run is tagged ``harness.reproduces=<run id>``.
+Prints every metric of the original beside the new value and their difference, then where the
+new run's config differs from the logged one. Exit status 0 when every non-timing metric is
+equal (within ``--tolerance``), 1 when one differs, 2 when the run cannot be found or re-run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import tempfile
+
+from omegaconf import OmegaConf
+
+from harness.tracking.naming import flatten, metric_name
+from harness.tracking.runs import client as mlflow_client
+from harness.tracking.runs import resolve_run
+
+CONFIG = "config.yaml"
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="harness reproduce", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run", help="MLflow run id or name")
+    parser.add_argument("overrides", nargs="*", help="extra Hydra overrides for the re-run")
+    parser.add_argument("--tracking-uri", default="sqlite:///mlflow.db")
+    parser.add_argument("--tolerance", type=float, default=0.0, help="largest |difference| counted as equal")
+    args = parser.parse_intermixed_args(argv)
+
+    client = mlflow_client(args.tracking_uri)
+    try:
+        original = resolve_run(client, args.run)
+        logged = _logged_config(client, original.info.run_id)
+    except LookupError as err:
+        print(f"harness reproduce: {err}", file=sys.stderr)
+        return 2
+    overrides = [o for o in logged["hydra"]["overrides"]["task"] if not o.startswith("tracking.tracking_uri=")]
+    overrides += [f"tracking.tracking_uri={args.tracking_uri}", *args.overrides]
+    print(f"Reproducing run {original.info.run_id} ({original.info.run_name}) with: {' '.join(overrides)}")
+
+    from harness.cli.api import evaluate
+
+    try:
+        result = evaluate(overrides)
+    except (RuntimeError, ValueError) as err:
+        print(f"harness reproduce: {err}", file=sys.stderr)
+        return 2
+    if result.run_id:
+        client.set_tag(result.run_id, "harness.reproduces", original.info.run_id)
+    differing = print_diff(original.data.metrics, result.metrics, args.tolerance)
+    drift = config_drift(logged, _logged_config(client, result.run_id)) if result.run_id else []
+    print("Config: identical to the logged one" if not drift else
+          "Config differs from the logged one at: " + ", ".join(drift))
+    print(f"New run: {result.run_id} (output: {result.output_dir})")
+    return 1 if differing else 0
+
+
+def print_diff(original: dict[str, float], new: dict[str, float], tolerance: float) -> list[str]:
+    """Prints original, reproduced and difference per metric; returns the non-timing metrics that
+    differ by more than ``tolerance`` (a metric missing on either side differs)."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title="Original vs reproduced")
+    for column in ("metric", "original", "reproduced", "difference"):
+        table.add_column(column, justify="left" if column == "metric" else "right")
+    differing = []
+    for key in sorted(new):
+        before, after = original.get(metric_name(key)), new[key]
+        diff = None if before is None or after is None else after - before
+        same = diff is not None and (abs(diff) <= tolerance or (math.isnan(diff) and _both_nan(before, after)))
+        if _is_timing(key):
+            label = " (timing)"
+        else:
+            label = "" if same else " *"
+            if not same:
+                differing.append(key)
+        table.add_row(escape(key + label), _cell(before), _cell(after), _cell(diff))
+    Console().print(table)
+    checked = sum(not _is_timing(k) for k in new)
+    print(f"{checked - len(differing)} of {checked} metrics identical"
+          + (f" (tolerance {tolerance})" if tolerance else "")
+          + (f"; differing: {', '.join(differing)}" if differing else ""))
+    return differing
+
+
+def config_drift(logged: dict, new: dict) -> list[str]:
+    """Keys of the resolved configs (hydra block and tracking URI aside) whose values differ."""
+    def flat(config: dict) -> dict:
+        values = flatten({k: v for k, v in config.items() if k != "hydra"})
+        values.pop("tracking.tracking_uri", None)
+        return values
+
+    before, after = flat(logged), flat(new)
+    return sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+
+
+def _logged_config(client, run_id: str) -> dict:
+    if not any(a.path == CONFIG for a in client.list_artifacts(run_id)):
+        raise LookupError(f"run {run_id} has no {CONFIG} artifact")
+    with tempfile.TemporaryDirectory() as tmp:
+        config = OmegaConf.to_container(OmegaConf.load(client.download_artifacts(run_id, CONFIG, tmp)))
+    if not (config.get("hydra") or {}).get("overrides"):
+        raise LookupError(f"run {run_id}'s {CONFIG} has no hydra.overrides (logged by an older harness)")
+    return config
+
+
+def _is_timing(key: str) -> bool:
+    return "seconds" in key or "per_second" in key
+
+
+def _both_nan(a: float, b: float) -> bool:
+    return math.isnan(a) and math.isnan(b)
+
+
+def _cell(value: float | None) -> str:
+    return "-" if value is None else f"{value:.6g}"
