@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.tracking.gating import GATES_FILE
 from harness.tracking.sweep import JOB_SUMMARY, SWEEP_FILE
 
 # Failed jobs are returned (Sweep.failed, RuntimeError), not turned into the command's exit status.
@@ -50,6 +51,7 @@ class Sweep:
     sweep_dir: Path
     parent_run_id: str | None = None
     failed: list[str] = field(default_factory=list)  # names of the jobs that failed
+    gate_failures: list[str] = field(default_factory=list)  # one line per failed CI gate (conf/gates/)
 
     def to_pandas(self):
         """The leaderboard: one row per run, one column per aggregate metric."""
@@ -113,7 +115,9 @@ def sweep(overrides: list[str] | None = None, config_dir: str | Path | None = No
             continue
         runs.append(_evaluation(output_dir, outcome.result))
     state = json.loads((sweep_dir / SWEEP_FILE).read_text()) if sweep_dir and (sweep_dir / SWEEP_FILE).exists() else {}
-    return Sweep(runs=runs, sweep_dir=sweep_dir, parent_run_id=state.get("parent_run_id"), failed=failed)
+    gates = sweep_dir / GATES_FILE if sweep_dir else None
+    return Sweep(runs=runs, sweep_dir=sweep_dir, parent_run_id=state.get("parent_run_id"), failed=failed,
+                 gate_failures=gates.read_text().splitlines() if gates and gates.exists() else [])
 
 
 def _evaluation(output_dir: Path, result) -> Evaluation:

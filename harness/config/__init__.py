@@ -1,5 +1,6 @@
 """Configuration: structured-config schemas (ConfigStore) and OmegaConf resolvers."""
 
+from harness.config.gates_schema import register_gates_schema
 from harness.config.judge_schemas import register_judge_schemas
 from harness.config.meta_eval_schema import register_meta_eval_schemas
 from harness.config.resolvers import register_resolvers
@@ -12,3 +13,4 @@ def register() -> None:
     register_schemas()
     register_meta_eval_schemas()
     register_judge_schemas()
+    register_gates_schema()

@@ -505,6 +505,7 @@ class HarnessSchema:
     report: ReportSchema = field(default_factory=ReportSchema)
     human: Any = None
     meta_eval: Any = None
+    gates: Any = None
     routes: Any = MISSING
     router: Any = MISSING
     plugins: PluginsSchema = field(default_factory=PluginsSchema)

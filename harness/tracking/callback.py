@@ -26,6 +26,7 @@ from harness.config.resolvers import PROJECT_ROOT
 from harness.config.secrets import redact, redact_file, redact_logging, redact_text
 from harness.jobs import check_sweep_jobs
 from harness.tracking import sweep
+from harness.tracking.gating import check_gates
 from harness.tracking.leaderboard import Leaderboard
 from harness.tracking.naming import flatten, portable, run_name
 from harness.tracking.selfcheck_flags import warnings as selfcheck_warnings
@@ -40,6 +41,7 @@ PARAM_GROUPS = ("dataset", "chunker", "retriever", "metrics", "generator", "prom
 # Exit statuses of the ``harness`` command (2, nothing started, is raised by _stop_on_error).
 EXIT_JOBS_FAILED = 1
 EXIT_NOT_STARTED = 2
+EXIT_GATES_FAILED = 3  # every job finished, but a CI gate (conf/gates/) failed
 
 
 class TrackingCallback(Callback):
@@ -51,6 +53,7 @@ class TrackingCallback(Callback):
     def __init__(self, exit_on_failure: bool = True) -> None:
         self.exit_on_failure = exit_on_failure
         self._failed_run: str | None = None  # a single run's failure, raised in on_run_end
+        self._gates_failed = False  # a single run's failed gates, raised in on_run_end
 
     def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
         redact_logging()
@@ -123,6 +126,8 @@ class TrackingCallback(Callback):
         if not multirun:
             self._failed_run = info.name if outcome.failed else None
             _report([summary], config, tracker, title=f"{config.experiment_name}: {info.name}")
+            self._gates_failed = bool(check_gates(_gates(config), [summary], tracker, outcome.output_dir,
+                                                  summary.get("run_id")))
             _print_where(tracker)
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
@@ -142,13 +147,23 @@ class TrackingCallback(Callback):
             if summary["status"] != "FINISHED":
                 print(f"FAILED {summary['name']}: {summary.get('error')}")
         print(f"Leaderboard: {sweep_dir / 'leaderboard.csv'}")
+        gates_failed = check_gates(_gates(config), summaries, tracker, sweep_dir, state.get("parent_run_id"))
         _print_where(tracker)
         if failed and self.exit_on_failure:
             raise SystemExit(EXIT_JOBS_FAILED)
+        if gates_failed and self.exit_on_failure:
+            raise SystemExit(EXIT_GATES_FAILED)
 
     def on_run_end(self, config: DictConfig, **kwargs: Any) -> None:
         if self._failed_run is not None and self.exit_on_failure:
             raise SystemExit(EXIT_JOBS_FAILED)
+        if self._gates_failed and self.exit_on_failure:
+            raise SystemExit(EXIT_GATES_FAILED)
+
+
+def _gates(config: DictConfig):
+    # A config from elsewhere (an older logged one, a user's config folder) may have no gates.
+    return instantiate(config.gates) if config.get("gates") is not None else None
 
 
 def _check_dataset(config: DictConfig, what: str):

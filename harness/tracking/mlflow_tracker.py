@@ -123,6 +123,7 @@ class MLflowTracker(Tracker):
         client.log_text(parent_id, board.to_markdown(), "leaderboard.md")
         client.set_terminated(parent_id, status="FAILED" if jobs and failed == jobs else "FINISHED")
 
+<<<<<<< HEAD
     def log_report(self, report: ReportRun) -> RunRef:
         experiment_id = report.experiment_id or self._experiment(report.experiment_name)
         tags = {**report.tags, "harness.role": report.role}
@@ -153,7 +154,7 @@ class MLflowTracker(Tracker):
 
     def describe(self) -> str:
         return f"mlflow at {self.tracking_uri}"
-
+=======
     def where(self) -> str | None:
         if not self.ui_hint:
             return None
