@@ -19,6 +19,8 @@ class GenerationRequest:
 # ``Generation.extra`` flag: the answer came from a system with its own retrieval that did not
 # report its contexts, so nothing can be checked against them.
 CONTEXTS_UNKNOWN = "contexts_unknown"
+# Generation.extra flag: no prediction for the question (predictions on_missing=zero); EM = F1 = 0.
+MISSING_PREDICTION = "missing_prediction"
 # ``Generation.extra`` keys of a locally batched answer: the wall time of the batch it was decoded
 # in and that batch's size (its per-request latency was not measured).
 BATCH_SECONDS = "batch_seconds"

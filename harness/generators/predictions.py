@@ -31,11 +31,12 @@ from typing import Any
 
 from harness.data.records import DatasetError
 from harness.data.validation import MAX_REPORTED_PROBLEMS, ProblemList, field_value, iter_jsonl, require_file
-from harness.generators.base import CONTEXTS_UNKNOWN, Generation, GenerationRequest, Generator
+from harness.generators.base import CONTEXTS_UNKNOWN, MISSING_PREDICTION, Generation, GenerationRequest, Generator
 
 log = logging.getLogger(__name__)
 
-ON_MISSING = ("error", "skip")
+ON_MISSING = ("error", "skip", "zero")
+
 NUMBER_FIELDS = ("latency_seconds", "ttft_seconds")
 COUNT_FIELDS = ("input_tokens", "output_tokens")
 KNOWN_FIELDS = {"question_id", "answer", "contexts", "route", "metrics", *NUMBER_FIELDS, *COUNT_FIELDS}
@@ -52,7 +53,9 @@ class PredictionsGenerator(Generator):
     Args:
         path: a JSONL predictions file or a SQuAD-style ``{question_id: answer}`` JSON object.
         on_missing: ``"error"`` raises a DatasetError listing requested ids without an answer;
-            ``"skip"`` returns a failed generation for them with ``extra["skipped"] = True``.
+            ``"skip"`` returns a failed generation for them with ``extra["skipped"] = True``;
+            ``"zero"`` scores them as wrong (EM = F1 = 0), as the official SQuAD v1.1 script
+            does, with ``extra["missing_prediction"] = True``.
     """
 
     def __init__(self, path: str, on_missing: str = "error", price_as: str | None = None) -> None:
@@ -81,7 +84,8 @@ class PredictionsGenerator(Generator):
                     self.path, len(unknown), listed)
 
     def fingerprint(self) -> dict[str, Any]:
-        return {"generator": "predictions", "model": self.model, "sha256": self.sha256}
+        # on_missing decides what a missing question's answer is (an error, skipped, scored as wrong).
+        return {"generator": "predictions", "model": self.model, "sha256": self.sha256, "on_missing": self.on_missing}
 
     def generate(self, requests: list[GenerationRequest]) -> list[Generation]:
         wanted = [r.question_id for r in requests if r.condition != "no_context"]
@@ -92,13 +96,16 @@ class PredictionsGenerator(Generator):
             raise DatasetError(f"{self.path}: no prediction for {len(missing)} requested question(s): {shown}{more} "
                                f"(set on_missing=skip to score the others)")
         if missing:
-            log.warning("%s: %d question(s) have no prediction and are skipped", self.path, len(missing))
+            log.warning("%s: %d question(s) have no prediction and are %s", self.path, len(missing),
+                        "scored as wrong" if self.on_missing == "zero" else "skipped")
         return [self._answer(request) for request in requests]
 
     def _answer(self, request: GenerationRequest) -> Generation:
         if request.condition == "no_context":
             return Generation(text="", error=NO_CONTEXT)
         record = self.predictions.get(request.question_id)
+        if record is None and self.on_missing == "zero":
+            return Generation(text="", extra={MISSING_PREDICTION: True})
         if record is None:
             return Generation(text="", error=SKIPPED, extra={"skipped": True})
         contexts = record.get("contexts")

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from harness.cache import DiskCache
+from harness.generators.base import MISSING_PREDICTION
 from harness.metrics import answer as metrics
 from harness.metrics.bertscore import BERTScorer, Triple
 from harness.metrics.suites import MetricSuite, Scores, mean_by_key
@@ -37,7 +38,13 @@ def golds_of(record: QuestionRecord) -> tuple[str, ...]:
 
 
 def _scoreable(record: QuestionRecord) -> bool:
-    return record.generation is not None and not record.generation.failed and bool(golds_of(record))
+    return (record.generation is not None and not record.generation.failed and bool(golds_of(record))
+            and not _missing(record))
+
+
+def _missing(record: QuestionRecord) -> bool:
+    """No prediction for the question, to be scored as wrong (predictions ``on_missing=zero``)."""
+    return record.generation is not None and bool(record.generation.extra.get(MISSING_PREDICTION))
 
 
 def _unanswerable(record: QuestionRecord) -> bool:
@@ -84,6 +91,8 @@ class AnswerSuite(MetricSuite):
         self._prepared = {r.question.id: (r.generation.text, golds_of(r), triple) for r, triple in zip(todo, results)}
 
     def score(self, record: QuestionRecord) -> Scores:
+        if _missing(record):  # the official SQuAD v1.1 script: an unanswered question scores 0
+            return {"em": 0.0, "f1": 0.0}
         if _unanswerable(record):
             # SQuAD v2.0's official rule: the only right answer is none, so EM = F1 = 1 for an
             # empty (abstaining) prediction and 0 otherwise; the other metrics need a gold text.

@@ -74,7 +74,8 @@ def test_model_and_fingerprint(tmp_path):
     generator = PredictionsGenerator(str(path))
     assert generator.model == "predictions:my_system.jsonl"
     assert generator.fingerprint() == {"generator": "predictions", "model": "predictions:my_system.jsonl",
-                                       "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+                                       "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "on_missing": "error"}
+    assert PredictionsGenerator(str(path), on_missing="zero").fingerprint() != generator.fingerprint()
     write_jsonl(path, [{**FULL, "answer": "changed"}])
     assert PredictionsGenerator(str(path)).fingerprint() != generator.fingerprint()
 
