@@ -116,6 +116,19 @@ class StatsReport:
 
     def plot(self, path: Path) -> Path:
         """Mean difference with its bootstrap CI per challenger, one panel per metric; a PNG at ``path``."""
+        import matplotlib.pyplot as plt
+
+        fig = self.figure()
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+        return Path(path)
+
+    def figure(self):
+        """The plot's figure. The bootstrap CIs are per comparison (uncorrected), so each axis label
+        says so; a filled marker is a difference significant after the sweep's p-value correction,
+        a hollow one is not, so the figure never contradicts the verdicts."""
+        import textwrap
+
         import matplotlib
 
         matplotlib.use("Agg")
@@ -123,9 +136,11 @@ class StatsReport:
 
         challengers = self.result.challengers
         metrics = [m.spec.name for m in challengers[0].metrics]
-        names = [c.name for c in challengers]
-        fig, axes = plt.subplots(1, len(metrics), figsize=(5 * len(metrics), 0.45 * len(names) + 1.8),
-                                 squeeze=False)
+        names = [textwrap.shorten(c.name, 48, placeholder="...") for c in challengers]
+        fig, axes = plt.subplots(1, len(metrics), figsize=(5 * len(metrics), 0.45 * len(names) + 2.2),
+                                 squeeze=False, layout="constrained")
+        # The champion's name can be long: it goes once, wrapped, above all panels.
+        fig.suptitle(textwrap.fill(f"challenger - champion ({self.champion})", 40 * len(metrics)), fontsize=8)
         for axis, metric in zip(axes[0], metrics):
             for y, challenger in enumerate(challengers):
                 c = next(m for m in challenger.metrics if m.spec.name == metric)
@@ -133,15 +148,15 @@ class StatsReport:
                     continue
                 low = c.mean_difference - (c.ci_low if c.ci_low is not None else c.mean_difference)
                 high = (c.ci_high if c.ci_high is not None else c.mean_difference) - c.mean_difference
-                axis.errorbar(c.mean_difference, y, xerr=[[low], [high]], fmt="o", capsize=3)
+                significant = c.p_corrected is not None and c.p_corrected < self.alpha
+                axis.errorbar(c.mean_difference, y, xerr=[[low], [high]], fmt="o", capsize=3,
+                              color="C0", markerfacecolor="C0" if significant else "white")
             axis.axvline(0.0, color="grey", linewidth=0.8)
             axis.set_yticks(range(len(names)), names, fontsize=7)
-            axis.set_title(f"{metric}\n(challenger - {self.champion})", fontsize=8)
-            axis.set_xlabel(f"mean difference, {self.ci_label}", fontsize=7)
-        fig.tight_layout()
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
-        return Path(path)
+            axis.set_title(textwrap.fill(metric, 45), fontsize=8)
+            axis.set_xlabel(f"mean difference, {self.ci_label} (uncorrected)\n"
+                            f"filled: significant after {self.result.correction} correction", fontsize=7)
+        return fig
 
 
 def _num(value: float | None, spec: str) -> str:

@@ -109,3 +109,30 @@ def test_a_null_primary_is_the_first_headline_metric_the_runs_have():
     assert settings(headline=["answer/f1"]).primary_for(rows).name == "retrieval/mrr"  # a named primary stays
     with pytest.raises(ValueError, match="none of the headline metrics"):
         settings(primary={"name": None, "direction": "higher"}, headline=["judge/answer_score"]).primary_for(rows)
+
+
+def test_plot_marks_corrected_significance_labels_cis_uncorrected_and_clips_no_title():
+    long = "chunker=markdown_sections,retriever=hybrid,retriever.rrf_k=60,retriever.candidates=100"
+    report = settings().compare({long: table(0.5, 2), "b": table(0.0, 1), "c": table(0.45, 3)})
+    fig = report.figure()
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    width, height = fig.bbox.width, fig.bbox.height
+    texts = [axis.title for axis in fig.axes] + [fig._suptitle]
+    for text in texts:
+        box = text.get_window_extent(renderer)
+        assert 0 <= box.x0 and box.x1 <= width and 0 <= box.y0 and box.y1 <= height, text.get_text()
+    assert all("(uncorrected)" in axis.get_xlabel() and "holm" in axis.get_xlabel() for axis in fig.axes)
+    # A filled marker is exactly a challenger whose corrected p-value is below alpha.
+    from matplotlib.colors import to_rgba
+
+    seen = set()
+    for axis, metric in zip(fig.axes, [m.spec.name for m in report.result.challengers[0].metrics]):
+        drawn = [line for line in axis.lines if line.get_marker() == "o"]
+        expected = [c for c in report.result.challengers
+                    if next(m for m in c.metrics if m.spec.name == metric).mean_difference is not None]
+        filled = [to_rgba(line.get_markerfacecolor()) != (1.0, 1.0, 1.0, 1.0) for line in drawn]
+        significant = [next(m for m in c.metrics if m.spec.name == metric).p_corrected < 0.05 for c in expected]
+        assert filled == significant
+        seen.update(significant)
+    assert seen == {True, False}  # both kinds are drawn (b is far below the champion, c is not)
