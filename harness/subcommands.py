@@ -12,4 +12,6 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
                   "how far every metric and judge column of a run agrees with human labels"),
     "reproduce": ("harness.cli.reproduce",
                   "re-run a logged run from its logged overrides and diff every metric against it"),
+    "report": ("harness.cli.report",
+               "one self-contained HTML file for a sweep or run: leaderboard, statistics, answers"),
 }

@@ -1,0 +1,126 @@
+"""``harness report``: one self-contained HTML file for a sweep or a run.
+
+    harness report RUN_OR_SWEEP --html out.html [--tracking-uri sqlite:///mlflow.db] [--worst 10]
+
+RUN_OR_SWEEP is a sweep folder (``multirun/<date>/<time>``), a run folder, or an MLflow run id or
+name (a sweep's parent run, or one run). The page holds the leaderboard, the statistics table with
+the CI plot inline, a per-route table, the judge self-check figures if logged, the worst answers
+of the best run and the first two runs' answers side by side. The file is also logged to the
+sweep's parent run (or the run) when one is recorded in MLflow.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from harness.results.html_report import ReportInputs, render_html
+from harness.results.table import FILE_NAME, read_table
+from harness.tracking.runs import client as mlflow_client
+from harness.tracking.runs import resolve_run
+from harness.tracking.sweep import JOB_SUMMARY, collect_job_summaries, read_sweep
+
+_FIXED_COLUMNS = ("job", "run", "status")
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="harness report", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("source", help="sweep folder, run folder, or MLflow run id or name")
+    parser.add_argument("--html", required=True, type=Path, help="the HTML file to write")
+    parser.add_argument("--tracking-uri", default="sqlite:///mlflow.db")
+    parser.add_argument("--worst", type=int, default=10, help="how many worst answers to list")
+    args = parser.parse_args(argv)
+    try:
+        inputs, run_id = (_from_folder(Path(args.source)) if Path(args.source).is_dir()
+                          else _from_mlflow(args.source, args.tracking_uri))
+    except (LookupError, FileNotFoundError) as err:
+        print(f"harness report: {err}", file=sys.stderr)
+        return 2
+    inputs.worst = args.worst
+    args.html.parent.mkdir(parents=True, exist_ok=True)
+    args.html.write_text(render_html(inputs), encoding="utf-8")
+    print(f"Report: {args.html}")
+    if run_id:
+        try:
+            mlflow_client(args.tracking_uri).log_artifact(run_id, str(args.html))
+            print(f"Logged to run {run_id}")
+        except Exception as err:  # the file is written; a tracking failure is reported, not fatal
+            print(f"harness report: not logged to run {run_id}: {err}", file=sys.stderr)
+    return 0
+
+
+def _from_folder(folder: Path) -> tuple[ReportInputs, str | None]:
+    state = read_sweep(folder)
+    if state:
+        summaries = [s for s in collect_job_summaries(folder, state.get("sweep_id", "")) if s["status"] == "FINISHED"]
+        run_id = state.get("parent_run_id")
+    elif (folder / JOB_SUMMARY).is_file():
+        summaries = [json.loads((folder / JOB_SUMMARY).read_text())]
+        run_id = summaries[0].get("run_id")
+    else:
+        raise FileNotFoundError(f"{folder} is neither a sweep folder nor a run folder (no {JOB_SUMMARY})")
+    order, headline = _leaderboard(_read(folder / "leaderboard.csv"), [s["name"] for s in summaries],
+                                   summaries[0]["metrics"] if summaries else {})
+    by_name = {s["name"]: s for s in summaries}
+    inputs = ReportInputs(title=f"harness report: {folder}", runs={n: by_name[n]["metrics"] for n in order},
+                          tables={n: read_table(Path(by_name[n]["output_dir"])) for n in order}, headline=headline,
+                          stats_csv=_read(folder / "stats.csv"), stats_png=_read_bytes(folder / "stats.png"))
+    return inputs, run_id
+
+
+def _from_mlflow(ref: str, tracking_uri: str) -> tuple[ReportInputs, str]:
+    client = mlflow_client(tracking_uri)
+    run = resolve_run(client, ref)
+    run_id = run.info.run_id
+    if run.data.tags.get("harness.role") == "sweep":
+        runs = client.search_runs([run.info.experiment_id], f"tags.mlflow.parentRunId = '{run_id}'")
+    else:
+        runs = [run]
+    with tempfile.TemporaryDirectory() as tmp:
+        def artifact(run_id: str, name: str) -> Path | None:
+            if not any(a.path == name for a in client.list_artifacts(run_id)):
+                return None
+            return Path(client.download_artifacts(run_id, name, tmp))
+
+        parent_files = {name: artifact(run_id, name) for name in ("leaderboard.csv", "stats.csv", "stats.png")}
+        finished = [r for r in runs if r.info.status == "FINISHED"]
+        tables = {}
+        for child in finished:
+            path = artifact(child.info.run_id, FILE_NAME)
+            tables[child.info.run_name] = read_table(path) if path else []
+            path.unlink() if path else None  # every child's table has the same file name
+        board = parent_files["leaderboard.csv"]
+        metrics = {r.info.run_name: dict(r.data.metrics) for r in finished}
+        order, headline = _leaderboard(board.read_text() if board else None, list(metrics),
+                                       next(iter(metrics.values()), {}))
+        stats, png = parent_files["stats.csv"], parent_files["stats.png"]
+        inputs = ReportInputs(title=f"harness report: {run.info.run_name} ({run_id})",
+                              runs={n: metrics[n] for n in order}, tables={n: tables[n] for n in order},
+                              headline=headline, stats_csv=stats.read_text() if stats else None,
+                              stats_png=png.read_bytes() if png else None)
+    return inputs, run_id
+
+
+def _leaderboard(text: str | None, names: list[str], metrics: dict) -> tuple[list[str], list[str]]:
+    """Run order and headline columns from leaderboard.csv; without it, the given order and the
+    run's first metrics."""
+    if not text:
+        return names, sorted(k for k in metrics if "/" in k)[:5]
+    reader = csv.DictReader(io.StringIO(text))
+    headline = [c for c in reader.fieldnames or [] if c not in _FIXED_COLUMNS]
+    order = [row["run"] for row in reader if row["run"] in names]
+    return order + [n for n in names if n not in order], headline
+
+
+def _read(path: Path) -> str | None:
+    return path.read_text() if path.is_file() else None
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    return path.read_bytes() if path.is_file() else None

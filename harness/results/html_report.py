@@ -1,0 +1,133 @@
+"""One self-contained HTML file for a run or sweep: tables as HTML, the statistics plot inline.
+
+Pure rendering: :class:`ReportInputs` holds what was found (by :mod:`harness.cli.report`), and
+:func:`render_html` turns it into a page with no external file, script or stylesheet.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+_STYLE = """body{font-family:sans-serif;margin:2em;max-width:110em}table{border-collapse:collapse;margin:1em 0}
+td,th{border:1px solid #ccc;padding:3px 6px;font-size:13px;vertical-align:top}th{background:#eee}
+h2{border-bottom:1px solid #999}img{max-width:100%}"""
+
+
+@dataclass
+class ReportInputs:
+    """Args:
+        title: the page's heading (the sweep or run).
+        runs: run name -> aggregate metrics, in leaderboard order.
+        tables: run name -> per-question rows.
+        headline: metric columns of the leaderboard.
+        stats_csv: the sweep's statistics table (stats.csv), if computed.
+        stats_png: the statistics plot's PNG bytes, if drawn.
+        worst: how many worst answers to list.
+    """
+
+    title: str
+    runs: dict[str, dict[str, float]]
+    tables: dict[str, list[dict[str, Any]]]
+    headline: list[str]
+    stats_csv: str | None = None
+    stats_png: bytes | None = None
+    worst: int = 10
+    notes: list[str] = field(default_factory=list)
+
+
+def render_html(inputs: ReportInputs) -> str:
+    sections = [f"<h1>{html.escape(inputs.title)}</h1>"]
+    sections += [f"<p>{html.escape(note)}</p>" for note in inputs.notes]
+    sections.append(_section("Leaderboard", _frame(leaderboard(inputs))))
+    if inputs.stats_csv:
+        from io import StringIO
+
+        stats = _frame(pd.read_csv(StringIO(inputs.stats_csv)))
+        plot = (f'<img alt="statistics plot" src="data:image/png;base64,{base64.b64encode(inputs.stats_png).decode()}">'
+                if inputs.stats_png else "")
+        sections.append(_section("Statistics", stats + plot))
+    routes = per_route(inputs)
+    if routes is not None:
+        sections.append(_section("Per route", _frame(routes)))
+    selfcheck = judge_selfcheck(inputs)
+    if selfcheck is not None:
+        sections.append(_section("Judge self-check", _frame(selfcheck)))
+    worst = worst_answers(inputs)
+    if worst is not None:
+        sections.append(_section("Worst answers", _frame(worst)))
+    side = side_by_side(inputs)
+    if side is not None:
+        first, second = list(inputs.runs)[:2]
+        sections.append(_section(f"Side by side: {first} vs {second}", _frame(side)))
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(inputs.title)}</title>"
+            f"<style>{_STYLE}</style></head><body>{''.join(sections)}</body></html>\n")
+
+
+def leaderboard(inputs: ReportInputs) -> pd.DataFrame:
+    return pd.DataFrame([{"run": name, **{m: metrics.get(m) for m in inputs.headline}}
+                         for name, metrics in inputs.runs.items()])
+
+
+def per_route(inputs: ReportInputs) -> pd.DataFrame | None:
+    """Mean of each headline metric per run and route, when the questions carry routes."""
+    rows = [{"run": name, **row} for name, table in inputs.tables.items() for row in table if row.get("route")]
+    if not rows:
+        return None
+    frame = pd.DataFrame(rows)
+    columns = [m for m in inputs.headline if m in frame]
+    if not columns:
+        return None
+    grouped = frame.groupby(["run", "route"], sort=False)
+    return grouped[columns].mean().join(grouped.size().rename("questions")).reset_index()
+
+
+def judge_selfcheck(inputs: ReportInputs) -> pd.DataFrame | None:
+    """The judge self-check figures each run logged (``judge/selfcheck*`` metrics), if any."""
+    rows = [{"run": name, **{k: v for k, v in metrics.items() if k.startswith("judge/selfcheck")}}
+            for name, metrics in inputs.runs.items()]
+    rows = [row for row in rows if len(row) > 1]
+    return pd.DataFrame(rows) if rows else None
+
+
+def worst_answers(inputs: ReportInputs) -> pd.DataFrame | None:
+    """The lowest-scored answers of the first run (by ``answer/badness``, else ``answer/f1``)."""
+    if not inputs.runs:
+        return None
+    best = list(inputs.runs)[0]
+    rows = [r for r in inputs.tables.get(best, []) if r.get("answer") is not None]
+    key = next((k for k in ("answer/badness", "answer/f1") if any(r.get(k) is not None for r in rows)), None)
+    if key is None:
+        return None
+    ranked = sorted((r for r in rows if r.get(key) is not None), key=lambda r: r[key])[:inputs.worst]
+    return pd.DataFrame([{"question_id": r["question_id"], "question": r.get("question"),
+                          "gold": " | ".join(r.get("gold_answers") or []), "answer": r["answer"], key: r[key]}
+                         for r in ranked])
+
+
+def side_by_side(inputs: ReportInputs) -> pd.DataFrame | None:
+    """The first two runs' answers per question, with their F1."""
+    names = list(inputs.runs)[:2]
+    if len(names) < 2:
+        return None
+    a, b = ({r["question_id"]: r for r in inputs.tables.get(n, [])} for n in names)
+    shared = [qid for qid in a if qid in b and (a[qid].get("answer") is not None or b[qid].get("answer") is not None)]
+    if not shared:
+        return None
+    return pd.DataFrame([{"question_id": qid, "question": a[qid].get("question"),
+                          "gold": " | ".join(a[qid].get("gold_answers") or []),
+                          f"answer: {names[0]}": a[qid].get("answer"), f"f1: {names[0]}": a[qid].get("answer/f1"),
+                          f"answer: {names[1]}": b[qid].get("answer"), f"f1: {names[1]}": b[qid].get("answer/f1")}
+                         for qid in shared])
+
+
+def _frame(frame: pd.DataFrame) -> str:
+    return frame.to_html(index=False, escape=True, na_rep="-", float_format=lambda v: f"{v:.4f}")
+
+
+def _section(title: str, body: str) -> str:
+    return f"<h2>{html.escape(title)}</h2>{body}"
