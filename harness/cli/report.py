@@ -2,8 +2,8 @@
 
     harness report RUN_OR_SWEEP --html out.html [--tracking-uri sqlite:///mlflow.db] [--worst 10]
 
-RUN_OR_SWEEP is a sweep folder (``multirun/<date>/<time>``), a run folder, or an MLflow run id or
-name (a sweep's parent run, or one run). The page holds the leaderboard, the statistics table with
+RUN_OR_SWEEP is a sweep folder (``multirun/<date>/<time>``), a run folder, or a tracked run id or
+name (a sweep's parent run, or one run; its folder, named by its tags, is read). The page holds the leaderboard, the statistics table with
 the CI plot inline, a per-route table, the judge self-check figures if logged, the worst answers
 of the best run and the first two runs' answers side by side. The file is also logged to the
 sweep's parent run (or the run) when one is recorded in MLflow.
@@ -16,13 +16,11 @@ import csv
 import io
 import json
 import sys
-import tempfile
 from pathlib import Path
 
+from harness.cli.compose import add_tracking_argument, compose, tracker
 from harness.results.html_report import ReportInputs, render_html
-from harness.results.table import FILE_NAME, read_table
-from harness.tracking.runs import client as mlflow_client
-from harness.tracking.runs import resolve_run
+from harness.results.table import read_table
 from harness.tracking.sweep import JOB_SUMMARY, collect_job_summaries, read_sweep
 
 _FIXED_COLUMNS = ("job", "run", "status")
@@ -33,12 +31,12 @@ def main(argv: list[str]) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("source", help="sweep folder, run folder, or MLflow run id or name")
     parser.add_argument("--html", required=True, type=Path, help="the HTML file to write")
-    parser.add_argument("--tracking-uri", default="sqlite:///mlflow.db")
+    add_tracking_argument(parser)
     parser.add_argument("--worst", type=int, default=10, help="how many worst answers to list")
     args = parser.parse_args(argv)
+    store = tracker(compose([], args.tracking_uri))
     try:
-        inputs, run_id = (_from_folder(Path(args.source)) if Path(args.source).is_dir()
-                          else _from_mlflow(args.source, args.tracking_uri))
+        inputs, run_id = _from_folder(_folder_of(args.source, store))
     except (LookupError, FileNotFoundError) as err:
         print(f"harness report: {err}", file=sys.stderr)
         return 2
@@ -48,11 +46,24 @@ def main(argv: list[str]) -> int:
     print(f"Report: {args.html}")
     if run_id:
         try:
-            mlflow_client(args.tracking_uri).log_artifact(run_id, str(args.html))
-            print(f"Logged to run {run_id}")
+            store.log_files(run_id, [args.html])
+            print(f"Logged to run {run_id} ({store.describe()})")
         except Exception as err:  # the file is written; a tracking failure is reported, not fatal
             print(f"harness report: not logged to run {run_id}: {err}", file=sys.stderr)
     return 0
+
+
+def _folder_of(source: str, store) -> Path:
+    """A folder as given, else the folder of the tracked run: a sweep parent's sweep folder, a
+    run's output folder (both named by its tags)."""
+    if Path(source).is_dir():
+        return Path(source)
+    run = store.resolve_run(source)
+    key = "harness.sweep_dir" if run.tags.get("harness.role") == "sweep" else "harness.output_dir"
+    folder = Path(run.tags.get(key, ""))
+    if not run.tags.get(key) or not folder.is_dir():
+        raise FileNotFoundError(f"run {run.run_id}: its folder ({key}={run.tags.get(key)}) is not on this machine")
+    return folder
 
 
 def _from_folder(folder: Path) -> tuple[ReportInputs, str | None]:
@@ -71,39 +82,6 @@ def _from_folder(folder: Path) -> tuple[ReportInputs, str | None]:
     inputs = ReportInputs(title=f"harness report: {folder}", runs={n: by_name[n]["metrics"] for n in order},
                           tables={n: read_table(Path(by_name[n]["output_dir"])) for n in order}, headline=headline,
                           stats_csv=_read(folder / "stats.csv"), stats_png=_read_bytes(folder / "stats.png"))
-    return inputs, run_id
-
-
-def _from_mlflow(ref: str, tracking_uri: str) -> tuple[ReportInputs, str]:
-    client = mlflow_client(tracking_uri)
-    run = resolve_run(client, ref)
-    run_id = run.info.run_id
-    if run.data.tags.get("harness.role") == "sweep":
-        runs = client.search_runs([run.info.experiment_id], f"tags.mlflow.parentRunId = '{run_id}'")
-    else:
-        runs = [run]
-    with tempfile.TemporaryDirectory() as tmp:
-        def artifact(run_id: str, name: str) -> Path | None:
-            if not any(a.path == name for a in client.list_artifacts(run_id)):
-                return None
-            return Path(client.download_artifacts(run_id, name, tmp))
-
-        parent_files = {name: artifact(run_id, name) for name in ("leaderboard.csv", "stats.csv", "stats.png")}
-        finished = [r for r in runs if r.info.status == "FINISHED"]
-        tables = {}
-        for child in finished:
-            path = artifact(child.info.run_id, FILE_NAME)
-            tables[child.info.run_name] = read_table(path) if path else []
-            path.unlink() if path else None  # every child's table has the same file name
-        board = parent_files["leaderboard.csv"]
-        metrics = {r.info.run_name: dict(r.data.metrics) for r in finished}
-        order, headline = _leaderboard(board.read_text() if board else None, list(metrics),
-                                       next(iter(metrics.values()), {}))
-        stats, png = parent_files["stats.csv"], parent_files["stats.png"]
-        inputs = ReportInputs(title=f"harness report: {run.info.run_name} ({run_id})",
-                              runs={n: metrics[n] for n in order}, tables={n: tables[n] for n in order},
-                              headline=headline, stats_csv=stats.read_text() if stats else None,
-                              stats_png=png.read_bytes() if png else None)
     return inputs, run_id
 
 

@@ -16,13 +16,11 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-import tempfile
 
 from omegaconf import OmegaConf
 
+from harness.cli.compose import add_tracking_argument, compose, tracker
 from harness.tracking.naming import flatten, metric_name
-from harness.tracking.runs import client as mlflow_client
-from harness.tracking.runs import resolve_run
 
 CONFIG = "config.yaml"
 
@@ -32,20 +30,23 @@ def main(argv: list[str]) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run", help="MLflow run id or name")
     parser.add_argument("overrides", nargs="*", help="extra Hydra overrides for the re-run")
-    parser.add_argument("--tracking-uri", default="sqlite:///mlflow.db")
+    add_tracking_argument(parser)
     parser.add_argument("--tolerance", type=float, default=0.0, help="largest |difference| counted as equal")
     args = parser.parse_intermixed_args(argv)
 
-    client = mlflow_client(args.tracking_uri)
+    cfg = compose([], args.tracking_uri)
+    store = tracker(cfg)
     try:
-        original = resolve_run(client, args.run)
-        logged = _logged_config(client, original.info.run_id)
+        original = store.resolve_run(args.run)
+        logged = _logged_config(store, original)
+        original_metrics = store.run_metrics(original)
     except LookupError as err:
         print(f"harness reproduce: {err}", file=sys.stderr)
         return 2
     overrides = [o for o in logged["hydra"]["overrides"]["task"] if not o.startswith("tracking.tracking_uri=")]
-    overrides += [f"tracking.tracking_uri={args.tracking_uri}", *args.overrides]
-    print(f"Reproducing run {original.info.run_id} ({original.info.run_name}) with: {' '.join(overrides)}")
+    # The re-run goes to the store the original was read from.
+    overrides += [f"tracking.tracking_uri='{cfg.tracking.tracking_uri}'", *args.overrides]
+    print(f"Reproducing run {original.run_id} ({original.name}) with: {' '.join(overrides)}")
 
     from harness.cli.api import evaluate
 
@@ -55,9 +56,9 @@ def main(argv: list[str]) -> int:
         print(f"harness reproduce: {err}", file=sys.stderr)
         return 2
     if result.run_id:
-        client.set_tag(result.run_id, "harness.reproduces", original.info.run_id)
-    differing = print_diff(original.data.metrics, result.metrics, args.tolerance)
-    drift = config_drift(logged, _logged_config(client, result.run_id)) if result.run_id else []
+        store.set_tags(result.run_id, {"harness.reproduces": original.run_id})
+    differing = print_diff(original_metrics, result.metrics, args.tolerance)
+    drift = config_drift(logged, _logged_config(store, store.resolve_run(result.run_id))) if result.run_id else []
     print("Config: identical to the logged one" if not drift else
           "Config differs from the logged one at: " + ", ".join(drift))
     print(f"New run: {result.run_id} (output: {result.output_dir})")
@@ -105,13 +106,13 @@ def config_drift(logged: dict, new: dict) -> list[str]:
     return sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
 
 
-def _logged_config(client, run_id: str) -> dict:
-    if not any(a.path == CONFIG for a in client.list_artifacts(run_id)):
-        raise LookupError(f"run {run_id} has no {CONFIG} artifact")
-    with tempfile.TemporaryDirectory() as tmp:
-        config = OmegaConf.to_container(OmegaConf.load(client.download_artifacts(run_id, CONFIG, tmp)))
+def _logged_config(store, run) -> dict:
+    text = store.fetch_config(run)
+    if text is None:
+        raise LookupError(f"run {run.run_id} has no {CONFIG} artifact")
+    config = OmegaConf.to_container(OmegaConf.create(text))
     if not (config.get("hydra") or {}).get("overrides"):
-        raise LookupError(f"run {run_id}'s {CONFIG} has no hydra.overrides (logged by an older harness)")
+        raise LookupError(f"run {run.run_id}'s {CONFIG} has no hydra.overrides (logged by an older harness)")
     return config
 
 

@@ -102,6 +102,13 @@ class Tracker:
         """The run's logged ``config.yaml`` (resolved, secrets removed), or None."""
         return None
 
+    def run_metrics(self, run: RunRef) -> dict[str, float]:
+        """The run's logged metrics (``harness reproduce`` diffs against them)."""
+        raise LookupError(f"{self.describe()} holds no metrics for run '{run.name}'")
+
+    def set_tags(self, run_id: str, tags: dict[str, str]) -> None:
+        """Adds tags to a recorded run."""
+
     def where(self) -> str | None:
         """A hint telling the user where to look at the results."""
         return None

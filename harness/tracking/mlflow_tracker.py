@@ -123,7 +123,6 @@ class MLflowTracker(Tracker):
         client.log_text(parent_id, board.to_markdown(), "leaderboard.md")
         client.set_terminated(parent_id, status="FAILED" if jobs and failed == jobs else "FINISHED")
 
-<<<<<<< HEAD
     def log_report(self, report: ReportRun) -> RunRef:
         experiment_id = report.experiment_id or self._experiment(report.experiment_name)
         tags = {**report.tags, "harness.role": report.role}
@@ -154,7 +153,14 @@ class MLflowTracker(Tracker):
 
     def describe(self) -> str:
         return f"mlflow at {self.tracking_uri}"
-=======
+
+    def run_metrics(self, run: RunRef) -> dict[str, float]:
+        return dict(self._client.get_run(run.run_id).data.metrics)
+
+    def set_tags(self, run_id: str, tags: dict[str, str]) -> None:
+        for key, value in tags.items():
+            self._client.set_tag(run_id, key, value)
+
     def where(self) -> str | None:
         if not self.ui_hint:
             return None

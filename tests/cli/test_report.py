@@ -59,9 +59,10 @@ def test_report_of_a_sweep_holds_every_table_and_is_logged_to_the_parent(tmp_pat
     client = MlflowClient(uri)
     assert "report.html" in {a.path for a in client.list_artifacts(done.parent_run_id)}
 
-    # The same report from MLflow alone (the parent run's id).
+    # The same report named by the parent run's id.
     again = tmp_path / "from_mlflow.html"
     assert main([done.parent_run_id, "--html", str(again), "--tracking-uri", uri]) == 0
     from_mlflow = Page()
     from_mlflow.feed(again.read_text())
     assert from_mlflow.headings[1:] == page.headings[1:] and from_mlflow.tables == page.tables
+    assert main(["no-such-run", "--html", str(again), "--tracking-uri", uri]) == 2
