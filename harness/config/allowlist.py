@@ -10,6 +10,7 @@ that package.
 
 from __future__ import annotations
 
+import sys
 from typing import Iterator
 
 from hydra._internal.utils import _locate
@@ -45,6 +46,32 @@ def check_targets(cfg: DictConfig) -> None:
         raise TargetNotAllowed(
             f"{'; '.join(refused)}, which may not be instantiated: only the harness's own classes and "
             f"functions are allowed, plus what plugins.allowed_targets lists (currently {list(declared)})")
+
+
+def guard_hydra_callbacks() -> None:
+    """Checks every target before Hydra instantiates the callbacks its config names.
+
+    Hydra instantiates ``hydra.callbacks`` right after composing, before any callback or task
+    sees the config, so a callback added by a shared experiment (``hydra.callbacks.x._target_``)
+    would run before the harness's own checks; the check goes in front of that step.
+    """
+    from hydra._internal.callbacks import Callbacks
+
+    original = Callbacks.__init__
+    if getattr(original, "checks_targets", False):
+        return
+
+    def checked(self, config=None, *args, **kwargs) -> None:
+        if config is not None:
+            try:
+                check_targets(config)
+            except TargetNotAllowed as err:
+                print(f"harness: not started, the config is refused:\n{err}", file=sys.stderr)
+                raise SystemExit(2) from err  # as the callbacks' own start-up checks do
+        original(self, config, *args, **kwargs)
+
+    checked.checks_targets = True
+    Callbacks.__init__ = checked
 
 
 def is_allowed(target: str, packages: tuple[str, ...], declared: tuple[str, ...]) -> bool:

@@ -110,3 +110,21 @@ def test_a_declared_plugin_runs(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     rows = [json.loads(line) for line in (tmp_path / "run" / "per_question.jsonl").read_text().splitlines()]
     assert rows and all(chunk_id.startswith("para:") for row in rows for chunk_id in row["retrieved_chunk_ids"])
+
+
+def test_a_hydra_callback_from_a_shared_experiment_is_refused_before_hydra_creates_it(tmp_path):
+    conf = tmp_path / "shared_conf"
+    (conf / "experiment").mkdir(parents=True)
+    (conf / "experiment" / "theirs.yaml").write_text(textwrap.dedent(f"""\
+        # @package _global_
+        hydra:
+          callbacks:
+            theirs:
+              _target_: os.makedirs
+              name: {tmp_path / 'made'}
+        """))
+    for mode in ([], ["-m"]):
+        done = harness(tmp_path, *mode, "--config-dir", str(conf), "experiment=theirs", *TINY_DATASET_OVERRIDES)
+        assert done.returncode == 2, done.stderr[-2000:]
+        assert "config key 'hydra.callbacks.theirs._target_' names 'os.makedirs'" in done.stderr
+        assert not (tmp_path / "made").exists()
