@@ -111,10 +111,10 @@ class Judging:
                  counts["missing"], seconds)
         return figures
 
-    def _key(self, rubric: Rubric, item: JudgeItem) -> str:
+    def _key(self, rubric: Rubric, item: JudgeItem, *purpose: str) -> str:
         self._fingerprint = self._fingerprint or self.judge.fingerprint()
         return content_key(NAMESPACE, JUDGEMENT_FORMAT, self._fingerprint, rubric.fingerprint(),
-                           rubric.cache_payload(item))
+                           rubric.cache_payload(item), *purpose)
 
     def _put(self, cache: DiskCache, key: str, judgement: Judgement) -> None:
         if not judgement.failed and self.judge.cache != "off":
@@ -128,7 +128,8 @@ class Judging:
         right, wrong = selfcheck_items(population, rubric.applies_to[0], "contexts" in rubric.item_placeholders(),
                                        settings)
         items = right + wrong
-        keys = [self._key(rubric, item) for item in items]
+        # keyed apart from real items, so a run's cache figures count only its own questions
+        keys = [self._key(rubric, item, "selfcheck") for item in items]
         found = [cache.get(NAMESPACE, key) if self.judge.cache == "on" else None for key in keys]
         todo = [i for i, f in enumerate(found) if not isinstance(f, Judgement)]
         if todo:
