@@ -87,7 +87,7 @@ class AnswerSuite(MetricSuite):
             return
         scorer = self._bertscorer(cache)
         todo = [record for record in records if _scoreable(record)]
-        results = scorer.score_max([r.generation.text for r in todo], [list(golds_of(r)) for r in todo])
+        results = scorer.score_max_cached([r.generation.text for r in todo], [list(golds_of(r)) for r in todo])
         self._prepared = {r.question.id: (r.generation.text, golds_of(r), triple) for r, triple in zip(todo, results)}
 
     def score(self, record: QuestionRecord) -> Scores:

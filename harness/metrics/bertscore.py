@@ -42,6 +42,7 @@ from harness.progress import progress
 log = logging.getLogger(__name__)
 
 CACHE_NAMESPACE = "bertscore_refs"
+SCORES_NAMESPACE = "bertscore_scores"  # whole score_max results
 BASELINE_KEYS = ("precision", "recall", "f1")
 Triple = tuple[float, float, float]
 Weight = Callable[[int], float]
@@ -160,6 +161,15 @@ class BERTScorer:
             out.append(tuple(max(row[i] for row in rows) for i in range(3)))
             start += len(group)
         return out
+
+    def score_max_cached(self, candidates: Sequence[str], golds: Sequence[Sequence[str]]) -> list[Triple]:
+        """:meth:`score_max` through the disk cache, keyed by every input (idf spans them all), so
+        a re-run of the same answers loads no model."""
+        if self.cache is None or not candidates:
+            return self.score_max(candidates, golds)
+        key = content_key(model_fingerprint(self.model), self.num_layers, self.idf, self.baseline,
+                          list(candidates), [list(group) for group in golds])
+        return self.cache.get_or_compute(SCORES_NAMESPACE, key, lambda: self.score_max(candidates, golds))
 
     # --- internals --------------------------------------------------------------------------
 

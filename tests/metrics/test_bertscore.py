@@ -201,3 +201,21 @@ def test_too_many_layers_and_mismatched_lengths_raise(model_path):
         BERTScorer(model_path, num_layers=7, idf=False, device="cpu").score(["a"], ["b"])
     with pytest.raises(ValueError, match="references"):
         BERTScorer(model_path, num_layers=6, idf=False, device="cpu").score(["a", "b"], ["b"])
+
+
+def test_a_cached_score_max_loads_no_model_on_the_re_run(model_path, tmp_path, monkeypatch):
+    import harness.metrics.bertscore as bertscore
+
+    cands, golds = ["the cat sat", "a dog barked"], [["a cat sat down"], ["the dog barked", "dogs bark"]]
+    first = BERTScorer(model_path, num_layers=6, idf=True, device="cpu", cache=DiskCache(tmp_path)).score_max_cached(
+        cands, golds)
+    assert first == BERTScorer(model_path, num_layers=6, idf=True, device="cpu").score_max(cands, golds)
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("the re-run loaded the BERTScore model")
+
+    monkeypatch.setattr(bertscore, "_load_encoder", no_model)
+    again = BERTScorer(model_path, num_layers=6, idf=True, device="cpu", cache=DiskCache(tmp_path))
+    assert again.score_max_cached(cands, golds) == first
+    with pytest.raises(AssertionError, match="loaded the BERTScore model"):  # other inputs: computed
+        again.score_max_cached(cands, [["a cat sat down"], ["the dog barked"]])

@@ -35,10 +35,10 @@ from typing import Any
 
 import numpy as np
 
-from harness.cache import DiskCache
+from harness.cache import DiskCache, content_key
 from harness.metrics import key_facts as kf
 from harness.metrics.suites import MetricSuite, Scores, mean_by_key
-from harness.models import load_sentence_transformer
+from harness.models import load_sentence_transformer, model_fingerprint
 from harness.results.records import QuestionRecord
 from harness.metrics.routes import dimensions, scoring
 from harness.metrics.routes.confusion import confusion_matrix
@@ -100,10 +100,16 @@ class RouteSuite(MetricSuite):
         self._similarity = {}
         if not todo:
             return
-        encoder = load_sentence_transformer(self.encoder, self.device)
         texts = [r.generation.text for r, _ in todo] + [reference for _, reference in todo]
-        embedded = encoder.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
+
+        def encode():
+            encoder = load_sentence_transformer(self.encoder, self.device)
+            return encoder.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
                                   convert_to_numpy=True, show_progress_bar=False)
+
+        # Cached like the retrievers' embeddings: a re-run of the same answers loads no encoder.
+        key = content_key(model_fingerprint(self.encoder), texts)
+        embedded = cache.get_or_compute("route_similarity", key, encode) if cache is not None else encode()
         answers, references = embedded[:len(todo)], embedded[len(todo):]
         cosines = np.einsum("ij,ij->i", answers, references).tolist()
         self._similarity = {r.question.id: (r.generation.text, float(c)) for (r, _), c in zip(todo, cosines)}

@@ -286,3 +286,21 @@ def test_score_without_prepare_fails_loudly(kpi_rag_suite):
     kpi_rag_suite.prepare([])
     with pytest.raises(RuntimeError, match="call prepare"):
         kpi_rag_suite.score(record(qid="never-prepared"))
+
+
+def test_answer_embeddings_come_from_the_cache_on_a_re_run(kpi_rag_suite, tmp_path, monkeypatch):
+    import harness.metrics.routes.suite as suite_module
+    from harness.cache import DiskCache
+
+    rec = record()
+    kpi_rag_suite.prepare([rec], DiskCache(tmp_path))
+    first = kpi_rag_suite.score(rec)
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("the re-run loaded the encoder")
+
+    monkeypatch.setattr(suite_module, "load_sentence_transformer", no_model)
+    kpi_rag_suite.prepare([rec], DiskCache(tmp_path))
+    assert kpi_rag_suite.score(rec) == first
+    with pytest.raises(AssertionError, match="loaded the encoder"):
+        kpi_rag_suite.prepare([record(answer="Revenue was $1,345,000.")], DiskCache(tmp_path))
