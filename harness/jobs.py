@@ -69,7 +69,8 @@ def build_job(cfg: DictConfig, datasets: dict[str, Dataset] | None = None) -> Jo
     generation = cfg.generation
     answering = part("generation", lambda: Answering(
         generator=generator, prompt=prompt, conditions=list(generation.conditions), contexts=generation.contexts,
-        sample=generation.sample, stratify=generation.stratify, seed=generation.seed))
+        sample=generation.sample, stratify=generation.stratify, seed=generation.seed,
+        max_failed_fraction=generation.max_failed_fraction))
     judge = part("judge", lambda: instantiate(cfg.judge))
     rubrics = part("rubric", lambda: {name: instantiate(rubric) for name, rubric in cfg.rubrics.items()})
     judging = part("judge", lambda: Judging(judge=judge, rubrics=rubrics)) if judge and rubrics is not None else None

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
+from harness.cache import json_codec
 from harness.data.records import Document
 
 
@@ -19,6 +20,10 @@ class Chunk:
     start: int
     end: int
     title: str = ""
+
+
+CHUNKS_CODEC = json_codec(lambda chunks: [asdict(chunk) for chunk in chunks],
+                          lambda rows: [Chunk(**row) for row in rows])
 
 
 class Chunker(ABC):

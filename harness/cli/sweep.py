@@ -51,6 +51,10 @@ def task(cfg: DictConfig) -> JobOutcome:
     try:
         result = run_from_config(cfg)
         result.write(output_dir)
+        if result.info.get("failed_because"):  # too many failed calls: measured, but not a result
+            outcome = JobOutcome.from_failures(result, output_dir)
+            log.error("job failed: %s", outcome.message)
+            return outcome
         return JobOutcome(status="FINISHED", output_dir=output_dir, result=result)
     except Exception as err:
         outcome = JobOutcome.from_exception(err, output_dir)

@@ -215,6 +215,7 @@ class GenerationSchema:
     sample: Optional[int] = None
     stratify: Optional[str] = None
     seed: int = 0
+    max_failed_fraction: float = 0.5
 
 
 @dataclass
@@ -314,6 +315,7 @@ class LocalJudgeSchema:
     seed: int = 0
     cache: str = "on"
     selfcheck: Optional[SelfCheckSchema] = None
+    max_failed_fraction: float = 0.5
 
 
 @dataclass
@@ -332,6 +334,7 @@ class ApiJudgeSchema:
     seed: int = 0
     aliases: Dict[str, str] = field(default_factory=dict)
     selfcheck: Optional[SelfCheckSchema] = None
+    max_failed_fraction: float = 0.5
 
 
 @dataclass

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from harness.generators.api import ApiChatGenerator
+from harness.generators.api import ApiChatGenerator, UnparsableReplyError
 from harness.generators.base import Generation, GenerationRequest
 
 
@@ -78,6 +78,8 @@ class AnthropicChatGenerator(ApiChatGenerator):
                         input_tokens = _total_input(event.usage)  # cumulative when present
                     stop_reason = getattr(event.delta, "stop_reason", None) or stop_reason
         latency = time.perf_counter() - start
+        if not parts and stop_reason is None:
+            raise UnparsableReplyError("the reply held no content_block_delta with text or a stop_reason")
         return Generation(text="".join(parts), input_tokens=input_tokens, output_tokens=output_tokens,
                           ttft_seconds=ttft, latency_seconds=latency,
                           extra={"stop_reason": stop_reason} if stop_reason else {})

@@ -15,6 +15,13 @@ class MissingAPIKeyError(RuntimeError):
     """The environment variable configured to hold an API key is unset or empty."""
 
 
+class UnparsableReplyError(RuntimeError):
+    """The server answered, but nothing in its reply is an answer (no text and no stop reason).
+
+    Such a reply is a failed generation with this reason, never an empty answer scored 0.
+    """
+
+
 def api_key_from_env(variable: str, service: str) -> str:
     """The key held by ``variable``; the key itself is never stored on a generator."""
     value = os.environ.get(variable, "")

@@ -8,11 +8,13 @@ measured when it was generated, and is marked ``extra["cached"]``.
 from __future__ import annotations
 
 import logging
+from dataclasses import asdict
 
-from harness.cache import DiskCache, content_key
+from harness.cache import DiskCache, content_key, json_codec
 from harness.generators.base import Generation, GenerationRequest, Generator
 
 log = logging.getLogger(__name__)
+GENERATION_CODEC = json_codec(asdict, lambda row: Generation(**row))
 
 
 def generate_cached(generator: Generator, requests: list[GenerationRequest], cache: DiskCache) -> list[Generation]:
@@ -20,7 +22,7 @@ def generate_cached(generator: Generator, requests: list[GenerationRequest], cac
     keys = [content_key(fingerprint, list(request.messages)) for request in requests]
     found: dict[int, Generation] = {}
     for index, key in enumerate(keys):
-        cached = cache.get("generations", key)
+        cached = cache.get("generations", key, GENERATION_CODEC)
         if cached is not None:
             cached.extra["cached"] = True
             found[index] = cached
@@ -31,5 +33,5 @@ def generate_cached(generator: Generator, requests: list[GenerationRequest], cac
         for index, generation in zip(missing, fresh):
             found[index] = generation
             if not generation.failed:  # failures are retried on the next run, never cached
-                cache.put("generations", keys[index], generation)
+                cache.put("generations", keys[index], generation, GENERATION_CODEC)
     return [found[i] for i in range(len(requests))]

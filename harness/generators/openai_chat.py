@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from harness.generators.api import ApiChatGenerator
+from harness.generators.api import ApiChatGenerator, UnparsableReplyError
 from harness.generators.base import Generation, GenerationRequest
 
 
@@ -61,6 +61,9 @@ class OpenAIChatGenerator(ApiChatGenerator):
                     parts.append(content)
                 finish_reason = getattr(choice, "finish_reason", None) or finish_reason
         latency = time.perf_counter() - start
+        if not parts and finish_reason is None:
+            # HTTP 200 with a body the SDK read as no chunk at all (not an event stream, or an error page).
+            raise UnparsableReplyError("the reply held no chat.completion.chunk with text or a finish_reason")
         return Generation(
             text="".join(parts),
             input_tokens=getattr(usage, "prompt_tokens", None),

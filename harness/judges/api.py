@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from harness.config.secrets import redact_text
+from harness.failures import check_fraction
 from harness.generators.api import api_key_from_env, check_decoding_args, describe_error
 from harness.judges.base import Judge, JudgePrompt, Reply
 from harness.judges.selfcheck import SelfCheckSettings
@@ -45,7 +46,8 @@ class ApiJudge(Judge):
     def __init__(self, *, model: str, api_key_env: str, max_tokens: int, temperature: float | None,
                  timeout: float, max_retries: int, base_url: str | None = None, concurrency: int = 1,
                  samples: int = 1, cache: str = "on", seed: int = 0,
-                 aliases: Mapping[str, str] | None = None, selfcheck: Mapping[str, Any] | None = None) -> None:
+                 aliases: Mapping[str, str] | None = None, selfcheck: Mapping[str, Any] | None = None,
+                 max_failed_fraction: float = 0.5) -> None:
         if not api_key_env:
             raise ValueError("judge.api_key_env must name an environment variable")
         check_decoding_args(max_tokens, temperature, timeout, max_retries, concurrency)
@@ -57,6 +59,7 @@ class ApiJudge(Judge):
         self.timeout, self.max_retries, self.concurrency = timeout, max_retries, concurrency
         self.samples, self.cache, self.seed = samples, cache, seed
         self.selfcheck = SelfCheckSettings.from_config(selfcheck, seed)
+        self.max_failed_fraction = check_fraction("judge.max_failed_fraction", max_failed_fraction)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r}, api_key_env={self.api_key_env!r})"

@@ -51,6 +51,8 @@ class Judge(ABC):
         cache: ``on`` (read and write the judgement cache), ``refresh`` (recompute and overwrite),
             ``off`` (neither).
         selfcheck: the self-check run before the first real item (:mod:`harness.judges.selfcheck`).
+        max_failed_fraction: the job fails when more than this share of the judge's calls failed
+            (``harness.failures``).
     """
 
     enabled = True
@@ -60,6 +62,7 @@ class Judge(ABC):
     cache: str = "on"
     seed: int = 0
     selfcheck: SelfCheckSettings = SelfCheckSettings(enabled=False)
+    max_failed_fraction: float = 0.5
 
     @abstractmethod
     def fingerprint(self) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from harness.cache import content_key
+from harness.failures import check_fraction
 from harness.generators.local import _eos_ids, _load, _until_eos
 from harness.judges.base import Judge, JudgePrompt, Reply
 from harness.judges.candidates import candidate_probabilities
@@ -49,7 +50,8 @@ class LocalJudge(Judge):
 
     def __init__(self, model: str, gguf_file: str | None, device: str = "auto", dtype: str = "float32",
                  batch_size: int = 8, max_new_tokens: int = 96, temperature: float = 0.0, samples: int = 1,
-                 seed: int = 0, cache: str = "on", selfcheck: Mapping[str, Any] | None = None) -> None:
+                 seed: int = 0, cache: str = "on", selfcheck: Mapping[str, Any] | None = None,
+                 max_failed_fraction: float = 0.5) -> None:
         if batch_size < 1 or max_new_tokens < 1:
             raise ValueError(f"judge.batch_size and judge.max_new_tokens must be >= 1, got {batch_size}, "
                              f"{max_new_tokens}")
@@ -60,6 +62,7 @@ class LocalJudge(Judge):
         self.batch_size, self.max_new_tokens = batch_size, max_new_tokens
         self.temperature, self.samples, self.seed, self.cache = float(temperature), samples, seed, cache
         self.selfcheck = SelfCheckSettings.from_config(selfcheck, seed)
+        self.max_failed_fraction = check_fraction("judge.max_failed_fraction", max_failed_fraction)
 
     def fingerprint(self) -> dict[str, Any]:
         # batch_size is left out: batching changes results only at float rounding level.

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.cache import DiskCache, content_key
+from harness.cache import DiskCache, arrays_codec, content_key, json_codec
 from harness.models import installed_path, load_tokenizer, model_fingerprint, resolve_device
 from harness.progress import progress
 
@@ -67,6 +67,9 @@ class _Encoder:
 # Reference embeddings shared by every scorer of the process (the jobs of a sweep); the key
 # holds the model fingerprint and the layer.
 _REFERENCES: dict[str, Embedded] = {}
+TRIPLES_CODEC = json_codec(list, lambda rows: [tuple(row) for row in rows])
+EMBEDDED_CODEC = arrays_codec(lambda embedded: {"ids": embedded.ids, "embeddings": embedded.embeddings},
+                              lambda arrays: Embedded(**arrays))
 
 
 @lru_cache(maxsize=None)
@@ -169,7 +172,7 @@ class BERTScorer:
             return self.score_max(candidates, golds)
         key = content_key(model_fingerprint(self.model), self.num_layers, self.idf, self.baseline,
                           list(candidates), [list(group) for group in golds])
-        return self.cache.get_or_compute(SCORES_NAMESPACE, key, lambda: self.score_max(candidates, golds))
+        return self.cache.get_or_build(SCORES_NAMESPACE, key, lambda: self.score_max(candidates, golds), TRIPLES_CODEC)
 
     # --- internals --------------------------------------------------------------------------
 
@@ -192,17 +195,18 @@ class BERTScorer:
             if key in _REFERENCES:
                 self.stats["memory_hit"] += 1
                 found[text] = _REFERENCES[key]
-            elif self.cache is not None and self.cache.enabled and (self.cache.root / CACHE_NAMESPACE / key).exists():
+            elif self.cache is not None and self.cache.contains(CACHE_NAMESPACE, key):
                 self.stats["disk_hit"] += 1
-                found[text] = self.cache.get_or_compute(CACHE_NAMESPACE, key,
-                                                        lambda text=text: self._embed(encoder, [text])[0])
+                found[text] = self.cache.get_or_build(CACHE_NAMESPACE, key,
+                                                      lambda text=text: self._embed(encoder, [text])[0],
+                                                      EMBEDDED_CODEC)
             else:
                 missing.append(text)
         for text, embedded in zip(missing, self._embed(encoder, missing)):
             self.stats["computed"] += 1
             found[text] = embedded
             if self.cache is not None:
-                self.cache.get_or_compute(CACHE_NAMESPACE, keys[text], lambda embedded=embedded: embedded)
+                self.cache.put(CACHE_NAMESPACE, keys[text], embedded, EMBEDDED_CODEC)
         for text in unique:
             _REFERENCES[keys[text]] = found[text]
         return [found[text] for text in references]

@@ -20,9 +20,9 @@ class GenerationSuite(MetricSuite):
     batch's wall time / the batch's size) and the run ``answers_per_second`` (answers / the sum of
     their batches' wall times): throughput, not what one request waits.
 
-    ``failed_count`` counts generator errors (``no_context_failed_count`` those of seed 004's
-    no-context answers); ``skipped_count`` counts questions a predictions
-    file had no answer for (``on_missing: skip``); neither is scored.
+    ``answered`` counts the answers that succeeded, ``failed_count`` the generator errors
+    (``no_context_failed_count`` those of seed 004's no-context answers); ``skipped_count`` counts
+    questions a predictions file had no answer for (``on_missing: skip``); neither is scored.
 
     Args:
         prices: $ per 1M tokens, ``{model: {input: x, output: y}}`` (from YAML).
@@ -70,7 +70,7 @@ class GenerationSuite(MetricSuite):
         if any("no_context_failed" in row for row in rows):
             aggregates["no_context_failed_count"] = sum(row.get("no_context_failed", 0.0) for row in rows)
         aggregates["skipped_count"] = sum(row.get("skipped", 0.0) for row in rows)
-        aggregates["answered"] = float(sum(1 for row in rows if "failed" in row))
+        aggregates["answered"] = float(sum(1 for row in rows if row.get("failed") == 0.0))  # successes only
         batched = [row["seconds_per_answer_batched"] for row in rows if "seconds_per_answer_batched" in row]
         if batched and sum(batched) > 0:  # each batch's rows add up to its wall time
             aggregates["answers_per_second"] = len(batched) / sum(batched)

@@ -4,9 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.cache import DiskCache, content_key
+from harness.cache import Codec, DiskCache, content_key
 from harness.chunkers.base import Chunk
 from harness.retrievers.base import Retriever, ScoredChunks, indexed_text
+
+
+def _save_index(model, folder) -> None:
+    model.save(str(folder), allow_pickle=False, show_progress=False)
+
+
+def _load_index(folder):
+    import bm25s
+
+    return bm25s.BM25.load(str(folder), allow_pickle=False, show_progress=False)
+
+
+# bm25s's own format: JSON parameters and vocabulary, numpy arrays read without pickle.
+BM25_CODEC = Codec(_save_index, _load_index)
 
 
 class BM25Retriever(Retriever):
@@ -56,8 +70,7 @@ class BM25Retriever(Retriever):
             return model
 
         key = content_key(corpus_key, self.fingerprint(), bm25s.__version__)
-        self._index = cache.get_or_build("bm25", key, build, save=lambda model, path: model.save(str(path)),
-                                         load=lambda path: bm25s.BM25.load(str(path)))
+        self._index = cache.get_or_build("bm25", key, build, BM25_CODEC)
         self._size = len(chunks)
 
     def search(self, queries: list[str], k: int | None = None) -> list[ScoredChunks]:

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.cache import DiskCache, content_key
+from harness.cache import ARRAY, DiskCache, content_key
 from harness.chunkers.base import Chunk
 from harness.models import load_sentence_transformer, model_fingerprint
 from harness.progress import progress
@@ -55,9 +55,7 @@ class DenseRetriever(Retriever):
         # Queries are cached like the corpus: a re-run then never loads the model at all.
         assert self._cache is not None
         return self._cache.get_or_build(
-            namespace, key, lambda: self._encode(texts),
-            save=lambda array, path: np.save(path.open("wb"), array),
-            load=lambda path: np.load(path), directory=False)
+            namespace, key, lambda: self._encode(texts), ARRAY)
 
     def search(self, queries: list[str], k: int | None = None) -> list[ScoredChunks]:
         if self._embeddings is None:

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from harness.cache import DiskCache, content_key
+from harness.cache import ARRAY, DiskCache, content_key
 from harness.models import load_sentence_transformer, model_fingerprint
 from harness.results.records import QuestionRecord
 from harness.routers.base import Router
@@ -79,9 +79,4 @@ class EmbeddingRouter(Router):
         if cache is None:
             return encode()
         key = content_key(model_fingerprint(self.model), texts)
-        return cache.get_or_build(namespace, key, encode, save=_save_array, load=np.load, directory=False)
-
-
-def _save_array(array: np.ndarray, path) -> None:
-    with path.open("wb") as handle:
-        np.save(handle, array)
+        return cache.get_or_build(namespace, key, encode, ARRAY)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from harness.cache import DiskCache
+from harness.failures import FailureTally, check_fraction
 from harness.generators.base import Generator
 from harness.generators.cached import generate_cached
 from harness.generators.prompts import CONDITIONS, PromptTemplate
@@ -50,6 +51,8 @@ class Answering:
         seed: the sample's seed.
         stratify: a question field (``route``, ``difficulty``) to sample proportionally by, with
             at least one question of every value when ``sample`` allows (null: a simple sample).
+        max_failed_fraction: the job fails when more than this share of its answers failed
+            (``tally`` after :meth:`answer`; see :mod:`harness.failures`).
     """
 
     generator: Generator
@@ -59,8 +62,12 @@ class Answering:
     sample: int | None
     seed: int
     stratify: str | None = None
+    max_failed_fraction: float = 0.5
+    tally: FailureTally = field(init=False)
 
     def __post_init__(self) -> None:
+        self.max_failed_fraction = check_fraction("generation.max_failed_fraction", self.max_failed_fraction)
+        self.tally = FailureTally("generation", self.max_failed_fraction)
         unknown = [c for c in self.conditions if c not in CONDITIONS]
         if unknown or not self.conditions:
             raise ValueError(f"generation.conditions must be a non-empty subset of {CONDITIONS}, got {self.conditions}")
@@ -87,12 +94,15 @@ class Answering:
     def answer(self, records: list[QuestionRecord], cache: DiskCache) -> None:
         """Fills ``generation`` (with context) and ``baseline`` (no context) of the sampled records."""
         chosen = self.selected(records)
+        self.tally = FailureTally("generation", self.max_failed_fraction)
         for record in chosen:
             record.prompt_chunk_count = self.contexts
         for condition in self.conditions:
             requests = [self.prompt.render(r.question, r.prompt_chunks if condition == "with_context" else [],
                                            condition) for r in chosen]
             for record, generation in zip(chosen, generate_cached(self.generator, requests, cache)):
+                if not generation.extra.get("skipped"):  # predictions on_missing=skip: no call was made
+                    self.tally.add(generation.error)
                 if condition == "with_context":
                     record.generation = generation
                 else:

@@ -16,9 +16,10 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 
-from harness.cache import DiskCache, content_key
+from harness.cache import DiskCache, content_key, json_codec
+from harness.failures import FailureTally
 from harness.judges.base import Judge
 from harness.judges.items import JudgeItem, item_for
 from harness.judges.judgement import Judgement, combine_samples
@@ -27,8 +28,9 @@ from harness.judges.selfcheck import SelfCheckResult, selfcheck_items, selfcheck
 
 log = logging.getLogger(__name__)
 NAMESPACE = "judgements"
-# Part of every cache key: bump it when Judgement's fields change, so old pickles are not reused.
+# Part of every cache key: bump it when Judgement's fields change, so old entries are not reused.
 JUDGEMENT_FORMAT = 1
+JUDGEMENT_CODEC = json_codec(asdict, lambda row: Judgement(**row))
 
 
 @dataclass
@@ -40,9 +42,11 @@ class Judging:
 
     judge: Judge
     rubrics: dict[str, Rubric]
+    tally: FailureTally = field(init=False)
 
     def __post_init__(self) -> None:
         self.selfchecks: dict[str, SelfCheckResult] = {}  # rubric name -> its self-check this run
+        self.tally = FailureTally("judge", self.judge.max_failed_fraction)
         owners: dict[str, str] = {}
         for name, rubric in self.rubrics.items():
             for target in rubric.applies_to:
@@ -60,8 +64,14 @@ class Judging:
             records: the records to judge.
             cache: the judgement cache.
             population: the dataset's records the self-check samples from (default: ``records``).
+
+        ``judge/judged`` counts the judgements made in this run that have a score, ``judge/failed``
+        those the judge failed to make (reasons in ``tally``); ``judge/missing`` every judgement
+        without a score, including those of answers that failed upstream. Self-check items are
+        not counted.
         """
         counts: Counter[str] = Counter()
+        self.tally = FailureTally("judge", self.judge.max_failed_fraction)
         figures: dict[str, float] = {}
         self._fingerprint = None  # computed on first use: it may hash a model file
         start = time.perf_counter()
@@ -83,10 +93,11 @@ class Judging:
                         checked = True  # before the rubric's first real item
                         figures.update(self._selfcheck(name, rubric, population or records, cache, position == 0))
                     key = self._key(rubric, item)
-                    found = cache.get(NAMESPACE, key) if self.judge.cache == "on" else None
+                    found = cache.get(NAMESPACE, key, JUDGEMENT_CODEC) if self.judge.cache == "on" else None
                     if isinstance(found, Judgement):
                         found.cached = True
                         counts["cache_hits"] += 1
+                        self.tally.add(None)
                         self._store(record, name, rubric, item, found)
                     else:
                         counts["cache_misses"] += 1
@@ -98,17 +109,18 @@ class Judging:
                 for (record, item, key), judgement in zip(pending, self._evaluate(name, rubric, [p[1] for p in pending])):
                     self._put(cache, key, judgement)
                     self._store(record, name, rubric, item, judgement)
-                counts["judged"] += len(pending)
+                    counts["failed" if judgement.failed else "judged"] += 1
+                    self.tally.add(judgement.missing)
         seconds = time.perf_counter() - start
         for record in records:
             for judgement in getattr(record, "judgements", {}).values():
                 counts["missing"] += judgement.failed
         figures.update({f"judge/{key}": float(counts[key]) for key in ("cache_hits", "cache_misses", "judged",
-                                                                       "missing", "not_applicable")})
-        if counts["judged"]:
-            figures["judge/seconds_per_judged_item"] = seconds / counts["judged"]
-        log.info("judge: %d judged, %d from the cache, %d missing (%.1f s)", counts["judged"], counts["cache_hits"],
-                 counts["missing"], seconds)
+                                                                       "failed", "missing", "not_applicable")})
+        if counts["judged"] + counts["failed"]:
+            figures["judge/seconds_per_judged_item"] = seconds / (counts["judged"] + counts["failed"])
+        log.info("judge: %d judged, %d failed, %d from the cache, %d missing (%.1f s)", counts["judged"],
+                 counts["failed"], counts["cache_hits"], counts["missing"], seconds)
         return figures
 
     def _key(self, rubric: Rubric, item: JudgeItem, *purpose: str) -> str:
@@ -118,7 +130,7 @@ class Judging:
 
     def _put(self, cache: DiskCache, key: str, judgement: Judgement) -> None:
         if not judgement.failed and self.judge.cache != "off":
-            cache.put(NAMESPACE, key, judgement)
+            cache.put(NAMESPACE, key, judgement, JUDGEMENT_CODEC)
 
     def _selfcheck(self, name: str, rubric: Rubric, population: list, cache: DiskCache,
                    first: bool) -> dict[str, float]:
@@ -130,7 +142,7 @@ class Judging:
         items = right + wrong
         # keyed apart from real items, so a run's cache figures count only its own questions
         keys = [self._key(rubric, item, "selfcheck") for item in items]
-        found = [cache.get(NAMESPACE, key) if self.judge.cache == "on" else None for key in keys]
+        found = [cache.get(NAMESPACE, key, JUDGEMENT_CODEC) if self.judge.cache == "on" else None for key in keys]
         todo = [i for i, f in enumerate(found) if not isinstance(f, Judgement)]
         if todo:
             log.info("self-check of rubric %s: %d items on %s", name, len(todo), self.judge.describe())

@@ -7,7 +7,7 @@ import time
 from contextlib import contextmanager
 
 from harness.cache import DiskCache, content_key
-from harness.chunkers.base import Chunker
+from harness.chunkers.base import CHUNKS_CODEC, Chunker
 from harness.data.records import Dataset
 from harness.stages.answering import Answering
 from harness.stages.judging import Judging
@@ -26,8 +26,8 @@ def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
     timings: dict[str, float] = {}
     with _timed(timings, "chunk"):
         documents_key = content_key([(d.id, d.title, d.text) for d in dataset.documents])
-        chunks = cache.get_or_compute("chunks", content_key(documents_key, chunker.fingerprint()),
-                                      lambda: chunker.chunk(dataset.documents))
+        chunks = cache.get_or_build("chunks", content_key(documents_key, chunker.fingerprint()),
+                                    lambda: chunker.chunk(dataset.documents), CHUNKS_CODEC)
     if not chunks:
         raise ValueError(f"chunker produced no chunks from dataset '{dataset.name}'")
     log.info("%d documents -> %d chunks", len(dataset.documents), len(chunks))
@@ -39,7 +39,8 @@ def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
     records = [QuestionRecord(question=question, chunks=[chunks[i] for i, _ in hits],
                               scores=[score for _, score in hits], top_k=retriever.top_k)
                for question, hits in zip(dataset.questions, results)]
-    if answering is not None and answering.generator.enabled:
+    answers = answering is not None and answering.generator.enabled
+    if answers:
         with _timed(timings, "generate"):
             answering.answer(records, cache)
     if router is not None:  # after answering: a predictions file brings the route with the answer
@@ -70,12 +71,15 @@ def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
     aggregates.update(judge_figures)  # judge/cache_hits, judge/cache_misses, ...
     artifacts = {filename: text for name, suite in suites.items()
                  for filename, text in suite.artifacts(records, per_suite[name]).items()}
+    tallies = [stage.tally for stage, ran in ((answering, answers), (judging, bool(judge_figures))) if ran]
     info = {
         "questions": len(dataset.questions),
         "documents": len(dataset.documents),
         "chunks": len(chunks),
         "seconds": timings,
         "cache": dict(cache.stats),
+        "failures": {tally.stage: tally.summary() for tally in tallies},
+        "failed_because": [verdict for verdict in (tally.verdict() for tally in tallies) if verdict],
     }
     return RunResult(dataset=dataset.name, dataset_sha256=dataset.sha256, rows=rows,
                      metrics=aggregates, info=info, artifacts=artifacts)

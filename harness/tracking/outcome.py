@@ -31,6 +31,12 @@ class JobOutcome:
         return cls(status="FAILED", output_dir=output_dir, error=redact_text(text),
                    message=redact_text(f"{type(root).__name__}: {root}"))
 
+    @classmethod
+    def from_failures(cls, result: RunResult, output_dir: Path) -> "JobOutcome":
+        """A FAILED outcome that keeps its result: too many of its model calls failed."""
+        message = "; ".join(result.info["failed_because"])
+        return cls(status="FAILED", output_dir=output_dir, result=result, error=message + "\n", message=message)
+
     @property
     def failed(self) -> bool:
         return self.status == "FAILED"

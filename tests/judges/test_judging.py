@@ -100,7 +100,8 @@ def test_failures_are_missing_with_a_reason_and_never_cached(rubric, tmp_path):
     failed = judged[1].judgements["answer_score/with_context"]
     assert failed.score is None and failed.missing == "judge call failed: APITimeoutError: Request timed out."
     assert failed.values == {"answer_score": None}
-    assert figures["judge/missing"] == 1
+    # judged counts successes, failed the judge's failures: 6 items, 1 failed call
+    assert (figures["judge/judged"], figures["judge/failed"], figures["judge/missing"]) == (5, 1, 1)
     rerun = records()
     figures = Judging(ScriptedJudge(lambda p, s: "6"), {"answer_score": rubric("answer_score")}).run(rerun, cache)
     assert (figures["judge/cache_hits"], figures["judge/cache_misses"]) == (5, 1)
@@ -112,8 +113,12 @@ def test_a_judge_crash_makes_the_batch_missing_not_the_run_fail(rubric, tmp_path
         raise MemoryError("out of memory")
 
     judged = records()
-    figures = Judging(ScriptedJudge(crash), {"answer_score": rubric("answer_score")}).run(judged, DiskCache(tmp_path))
+    judging = Judging(ScriptedJudge(crash), {"answer_score": rubric("answer_score")})
+    figures = judging.run(judged, DiskCache(tmp_path))
     assert figures["judge/missing"] == 6
+    assert (figures["judge/judged"], figures["judge/failed"]) == (0, 6)
+    assert judging.tally.verdict() == ("judge: all 6 calls failed; most common reason (6x): "
+                                       "judge error: MemoryError: out of memory")
     assert judged[0].judgements["answer_score/no_context"].missing == "judge error: MemoryError: out of memory"
 
 
@@ -124,7 +129,8 @@ def test_failed_generation_is_missing_and_unsampled_questions_are_skipped(rubric
     figures = Judging(judge, {"answer_score": rubric("answer_score")}).run([failed, unsampled], DiskCache(tmp_path))
     assert failed.judgements["answer_score/with_context"].missing.startswith("no answer to judge: generation failed")
     assert unsampled.judgements == {} and judge.prompts == []
-    assert figures["judge/missing"] == 1
+    # missing because of the generation, not a failed judge call
+    assert (figures["judge/missing"], figures["judge/failed"], figures["judge/judged"]) == (1, 0, 0)
 
 
 def test_retrieval_rubrics_need_no_generation(rubric, tmp_path):

@@ -38,7 +38,7 @@ def test_percentiles_equal_numpy_and_failures_are_counted_not_scored():
     aggregates = suite.aggregate(rows)
     assert aggregates["ttft_p50_seconds"] == pytest.approx(np.percentile(ttfts, 50))
     assert aggregates["latency_p95_seconds"] == pytest.approx(np.percentile(ttfts + 1.0, 95))
-    assert aggregates["failed_count"] == 1 and aggregates["answered"] == 41
+    assert aggregates["failed_count"] == 1 and aggregates["answered"] == 40  # successes only
     assert "cost_usd" not in aggregates
 
 
@@ -54,7 +54,7 @@ def test_skipped_predictions_are_counted_apart_from_failures():
             suite.score(record(skipped)), suite.score(record(Generation("", error="boom")))]
     aggregates = suite.aggregate(rows)
     assert rows[1] == {"skipped": 1.0}
-    assert aggregates["skipped_count"] == 2 and aggregates["failed_count"] == 1 and aggregates["answered"] == 2
+    assert aggregates["skipped_count"] == 2 and aggregates["failed_count"] == 1 and aggregates["answered"] == 1
 
 
 def test_no_context_failures_are_counted_and_kept_with_their_reason():

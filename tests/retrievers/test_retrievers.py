@@ -243,15 +243,23 @@ def test_disabled_cache_always_recomputes(model_path, chunks, tmp_path):
     assert not (tmp_path / "off").exists()
 
 
-def test_corrupt_dense_entry_is_rebuilt_not_trusted(dense, model_path, chunks, tmp_path):
+def test_dense_entry_with_valid_header_and_noise_body_is_rebuilt(dense, model_path, chunks, tmp_path, caplog):
     cache = DiskCache(tmp_path)
     DenseRetriever(top_k=3, model=model_path, device="cpu").index(chunks, corpus_key(chunks), cache)
-    (entry,) = (tmp_path / "dense").iterdir()
-    entry.write_bytes(b"this is not a numpy file")
+    (entry,) = (tmp_path / "v2" / "dense").iterdir()
+    stored = entry / "array.npy"
+    # The .npy header (shape, dtype) stays intact; the body becomes noise of the same size.
+    original = np.load(stored, allow_pickle=False)
+    noise = np.random.default_rng(0).standard_normal(original.shape).astype(original.dtype)
+    with stored.open("wb") as handle:
+        np.save(handle, noise, allow_pickle=False)
+    assert np.load(stored).shape == original.shape  # loads fine: only the checksum can tell
 
     rebuilt = DenseRetriever(top_k=3, model=model_path, device="cpu")
-    rebuilt.index(chunks, corpus_key(chunks), cache)
-    assert cache.stats == {"dense/miss": 2}
+    with caplog.at_level("WARNING", logger="harness.cache"):
+        rebuilt.index(chunks, corpus_key(chunks), cache)
+    assert cache.stats == {"dense/miss": 2, "dense/corrupt": 1}
+    assert f"{stored}: checksum mismatch" in caplog.text
     assert rebuilt.search(["which animals purr"]) == dense.search(["which animals purr"])
     # The rebuilt entry replaced the corrupt one on disk.
     fresh = DiskCache(tmp_path)
@@ -261,7 +269,7 @@ def test_corrupt_dense_entry_is_rebuilt_not_trusted(dense, model_path, chunks, t
 
 def corrupt_bm25_entry(chunks, root: Path) -> None:
     bm25().index(chunks, corpus_key(chunks), DiskCache(root))
-    (entry,) = (root / "bm25").iterdir()
+    (entry,) = (root / "v2" / "bm25").iterdir()
     npy_files = sorted(entry.glob("*.npy"))
     assert npy_files
     for path in npy_files:
@@ -273,7 +281,7 @@ def test_corrupt_bm25_entry_is_rebuilt_not_trusted(chunks, tmp_path):
     cache = DiskCache(tmp_path)
     retriever = bm25()
     retriever.index(chunks, corpus_key(chunks), cache)
-    assert cache.stats == {"bm25/miss": 1}
+    assert cache.stats == {"bm25/miss": 1, "bm25/corrupt": 1}
     (hits,) = retriever.search(["which animals purr"])
     assert doc_ids(chunks, hits)[0] == "d1"
 

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.cache import DiskCache, content_key
+from harness.cache import ARRAY, DiskCache, content_key
 from harness.metrics import key_facts as kf
 from harness.metrics.suites import MetricSuite, Scores, mean_by_key
 from harness.models import load_sentence_transformer, model_fingerprint
@@ -109,7 +109,7 @@ class RouteSuite(MetricSuite):
 
         # Cached like the retrievers' embeddings: a re-run of the same answers loads no encoder.
         key = content_key(model_fingerprint(self.encoder), texts)
-        embedded = cache.get_or_compute("route_similarity", key, encode) if cache is not None else encode()
+        embedded = cache.get_or_build("route_similarity", key, encode, ARRAY) if cache is not None else encode()
         answers, references = embedded[:len(todo)], embedded[len(todo):]
         cosines = np.einsum("ij,ij->i", answers, references).tolist()
         self._similarity = {r.question.id: (r.generation.text, float(c)) for (r, _), c in zip(todo, cosines)}
