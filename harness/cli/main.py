@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 import sys
 
@@ -23,10 +24,34 @@ def cli() -> None:
         sys.exit(importlib.import_module(SUBCOMMANDS[command][0]).main(sys.argv[2:]))
     # Model loading's own bars ("Loading weights") would interleave with the harness's progress.
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    from harness.cli.sweep import main
-    from harness.config.secrets import RedactingStream
+    from harness.tracking.interruption import allow_signals, stop_on_signals
 
-    # The console is one of the ways out: what Hydra, the leaderboard or a log handler prints is redacted.
-    sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
+    stop_on_signals()
+    try:
+        from harness.cli.sweep import main
+        from harness.config.secrets import RedactingStream
 
-    main()
+        # The console is one of the ways out: what Hydra, the leaderboard or a log handler prints is redacted.
+        sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
+
+        main()
+        allow_signals()  # a signal held until the end still ends the process as stopped
+    except KeyboardInterrupt as stop:  # SIGINT, or SIGTERM (see stop_on_signals)
+        status = _stopped(stop)
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        # Skips the interpreter's final clean-up, which takes ~20 s with models loaded on a busy machine.
+        os._exit(status)
+
+
+def _stopped(stop: KeyboardInterrupt) -> int:
+    """Closes the open runs as KILLED and says so in one line; the exit status for the signal."""
+    from harness.tracking.interruption import OPEN, close_open_runs, exit_code
+
+    name, status = exit_code(stop)
+    killed = close_open_runs(name)
+    resume = f"; finished jobs are kept, resume with: harness -m <same arguments> +resume={OPEN.sweep_dir}" \
+        if OPEN.sweep_dir else ""
+    print(f"harness: stopped by {name}, {killed} run(s) marked KILLED{resume}", file=sys.stderr)
+    return status

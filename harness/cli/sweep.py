@@ -13,6 +13,7 @@ from pathlib import Path
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
 from omegaconf import DictConfig
 
 from harness.cache import DiskCache
@@ -23,6 +24,7 @@ from harness.jobs import build_job
 from harness.stages.pipeline import run_pipeline
 from harness.results.records import RunResult
 from harness.tracking.outcome import JobOutcome
+from harness.tracking.sweep import finished_job
 
 log = logging.getLogger("harness")
 CONFIG_DIR = PROJECT_ROOT / "conf"
@@ -47,7 +49,13 @@ def task(cfg: DictConfig) -> JobOutcome:
 
     A failure becomes a FAILED outcome (traceback kept) so a sweep goes on.
     """
-    output_dir = Path(HydraConfig.get().runtime.output_dir)
+    hydra_cfg = HydraConfig.get()
+    output_dir = Path(hydra_cfg.runtime.output_dir)
+    if hydra_cfg.mode == RunMode.MULTIRUN:
+        previous = finished_job(Path(hydra_cfg.sweep.dir), output_dir, list(hydra_cfg.overrides.task))
+        if previous is not None:  # a resumed sweep: this job finished before the interruption
+            log.info("kept from before the interruption: %s", previous["name"])
+            return JobOutcome(status="FINISHED", output_dir=output_dir, previous=previous)
     try:
         result = run_from_config(cfg)
         result.write(output_dir)

@@ -61,9 +61,25 @@ class Tracker:
         """Opens the sweep's parent record; returns its id (or None)."""
         return None
 
-    def log_job(self, outcome: JobOutcome, info: JobInfo, parent_id: str | None) -> str | None:
-        """Records one job (a child of ``parent_id`` in a sweep, top level otherwise); returns its id."""
+    def start_job(self, info: JobInfo, parent_id: str | None) -> str | None:
+        """Opens a job's record as running (a child of ``parent_id`` in a sweep); returns its id."""
         return None
+
+    def log_job(self, outcome: JobOutcome, info: JobInfo, parent_id: str | None,
+                run_id: str | None = None) -> str | None:
+        """Records one job in the record ``run_id`` opened by :meth:`start_job` (a new one if None)
+        and closes it; returns its id."""
+        return None
+
+    def running_runs(self, sweep_id: str) -> dict[str, dict[str, str]]:
+        """The sweep's records still marked running (parent included): id -> tags."""
+        return {}
+
+    def mark_killed(self, run_ids: list[str], reason: str) -> None:
+        """Closes records as killed, with the reason (a signal name, a dead process)."""
+
+    def reopen_sweep(self, parent_id: str | None, tags: dict[str, str]) -> None:
+        """Marks a resumed sweep's parent record running again, with new tags."""
 
     def log_metrics(self, run_id: str | None, metrics: dict[str, float]) -> None:
         """Adds metrics to a recorded run (e.g. a sweep's statistics to each child)."""

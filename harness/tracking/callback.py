@@ -27,10 +27,13 @@ from harness.config.secrets import redact, redact_file, redact_logging, redact_t
 from harness.jobs import check_sweep_jobs
 from harness.tracking import sweep
 from harness.tracking.gating import check_gates
+from harness.tracking.interruption import OPEN, allow_signals, hold_signals
 from harness.tracking.leaderboard import Leaderboard
+from harness.tracking.liveness import process_tags
 from harness.tracking.naming import flatten, portable, run_name
 from harness.tracking.selfcheck_flags import warnings as selfcheck_warnings
 from harness.tracking.outcome import JobInfo, JobOutcome
+from harness.tracking.resume import resume_sweep
 from harness.tracking.statistics import plan_sweep, report_sweep_statistics
 
 log = logging.getLogger(__name__)
@@ -60,6 +63,7 @@ class TrackingCallback(Callback):
         with _stop_on_error("run", "the config is refused"):
             check_config(config)
         _check_dataset(config, "run")
+        allow_signals()
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         redact_logging()
@@ -68,14 +72,18 @@ class TrackingCallback(Callback):
         dataset = _check_dataset(config, "sweep")
         with _stop_on_error("sweep", "a job's config is invalid"):
             check_sweep_jobs(config)  # before the parent run exists: a sweep that cannot start leaves no run
-        with _stop_on_error("sweep", "the tracker could not start the sweep"):
-            parent_id = self._start_sweep(config)
+        tracker = instantiate(config.tracking)
+        resume = config.get("resume")
+        with _stop_on_error("sweep", "it cannot be resumed" if resume else "the tracker could not start the sweep"):
+            state = self._resume_sweep(config, tracker, resume) if resume else self._start_sweep(config, tracker)
+        OPEN.tracker, OPEN.sweep_id, OPEN.sweep_dir = tracker, state["sweep_id"], str(config.hydra.sweep.dir)
         stats = instantiate(config.stats)
         if stats.enabled and dataset is not None:
-            plan_sweep(stats, len(dataset.questions), Path(config.hydra.sweep.dir),
-                       instantiate(config.tracking), parent_id)
+            plan_sweep(stats, len(dataset.questions), Path(config.hydra.sweep.dir), tracker,
+                       state.get("parent_run_id"))
+        allow_signals()
 
-    def _start_sweep(self, config: DictConfig) -> str | None:
+    def _start_sweep(self, config: DictConfig, tracker) -> dict[str, Any]:
         sweep_dir = Path(config.hydra.sweep.dir)
         state = sweep.start_sweep(sweep_dir)
         overrides = list(config.hydra.overrides.task)
@@ -87,29 +95,44 @@ class TrackingCallback(Callback):
             "harness.sweep_params": " ".join(f"{k}={v}" for k, v in sweep_params.items()),
             "harness.role": "sweep",
             "harness.sweep_id": state["sweep_id"],
+            **process_tags(),
             **_code_tags(),
         })
         name = f"{config.experiment_name} sweep {sweep_dir.name}"
-        state["parent_run_id"] = instantiate(config.tracking).start_sweep(name, tags)
+        state["overrides"] = redact(overrides)
+        state["parent_run_id"] = tracker.start_sweep(name, tags)
         sweep.save_sweep(sweep_dir, state)
-        return state["parent_run_id"]
+        return state
+
+    def _resume_sweep(self, config: DictConfig, tracker, resume: str) -> dict[str, Any]:
+        overrides = redact(list(config.hydra.overrides.task))
+        state = resume_sweep(Path(config.hydra.sweep.dir), str(resume), overrides, tracker)
+        print(f"Resuming sweep {config.hydra.sweep.dir}: finished jobs are kept, the others run again")
+        return state
 
     def on_job_start(self, config: DictConfig, **kwargs: Any) -> None:
+        allow_signals()  # held while Hydra composed this job's config
         # Hydra has just set up the job's log handlers and written its .hydra/*.yaml.
         redact_logging()
-        hydra_cfg = HydraConfig.get()
+        hydra_cfg, multirun, info, state = _job_context(config)
         for path in [*(Path(hydra_cfg.runtime.output_dir) / hydra_cfg.output_subdir).glob("*.yaml"),
                      Path(hydra_cfg.sweep.dir) / "multirun.yaml"]:
             redact_file(path)
+        if multirun and sweep.finished_job(Path(hydra_cfg.sweep.dir), Path(hydra_cfg.runtime.output_dir),
+                                           info.overrides):
+            return  # a resumed sweep's finished job keeps its run
+        tracker = instantiate(config.tracking)
+        try:  # the job's run is RUNNING while it computes, so a kill can mark it KILLED
+            OPEN.job_run_id, OPEN.job_tracker = tracker.start_job(info, state.get("parent_run_id")), tracker
+        except Exception:  # logged again at the job's end; the job itself goes on
+            log.exception("tracking could not open a run for %s", info.name)
 
     def on_job_end(self, config: DictConfig, job_return: JobReturn, **kwargs: Any) -> None:
-        hydra_cfg = HydraConfig.get()
-        multirun = hydra_cfg.mode == RunMode.MULTIRUN
+        hydra_cfg, multirun, info, state = _job_context(config)
         outcome = _outcome(job_return, Path(hydra_cfg.runtime.output_dir))
-        info = _job_info(config, hydra_cfg)
-        state = sweep.read_sweep(Path(hydra_cfg.sweep.dir)) if multirun else {}
-        if state:  # children attach to their own sweep's parent, named in their sweep folder
-            info.tags["harness.sweep_id"] = state["sweep_id"]
+        if outcome.previous is not None:
+            hold_signals()
+            return
         summary = {
             "sweep_id": state.get("sweep_id"), "job_num": hydra_cfg.job.num if multirun else 0,
             "name": info.name, "status": outcome.status, "choices": info.choices,
@@ -118,19 +141,22 @@ class TrackingCallback(Callback):
         }
         tracker = instantiate(config.tracking)
         try:
-            summary["run_id"] = tracker.log_job(outcome, info, state.get("parent_run_id"))
+            summary["run_id"] = tracker.log_job(outcome, info, state.get("parent_run_id"), OPEN.job_run_id)
         except Exception as err:  # results stay on disk; the tracking failure is reported, not hidden
             log.exception("tracking failed for %s; its results are in %s", info.name, outcome.output_dir)
             summary["tracking_error"] = repr(err)
         sweep.write_job_summary(outcome.output_dir, redact(summary))
+        OPEN.job_run_id = None  # only now: a kill before the summary is written leaves the job to re-run
         if not multirun:
             self._failed_run = info.name if outcome.failed else None
             _report([summary], config, tracker, title=f"{config.experiment_name}: {info.name}")
             self._gates_failed = bool(check_gates(_gates(config), [summary], tracker, outcome.output_dir,
                                                   summary.get("run_id")))
             _print_where(tracker)
+        hold_signals()  # until the next job starts: Hydra composes its config meanwhile
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
+        allow_signals()
         sweep_dir = Path(config.hydra.sweep.dir)
         redact_file(sweep_dir / "multirun.yaml")
         state = sweep.read_sweep(sweep_dir)
@@ -143,6 +169,7 @@ class TrackingCallback(Callback):
         if stats.enabled:
             report_sweep_statistics(stats, summaries, sweep_dir, tracker, state.get("parent_run_id"))
         tracker.end_sweep(state.get("parent_run_id"), board, jobs=len(summaries), failed=len(failed))
+        OPEN.sweep_id = None
         for summary in summaries:
             if summary["status"] != "FINISHED":
                 print(f"FAILED {summary['name']}: {summary.get('error')}")
@@ -164,6 +191,17 @@ class TrackingCallback(Callback):
 def _gates(config: DictConfig):
     # A config from elsewhere (an older logged one, a user's config folder) may have no gates.
     return instantiate(config.gates) if config.get("gates") is not None else None
+
+
+def _job_context(config: DictConfig):
+    """The job's Hydra config, whether it is part of a sweep, how it is logged, and its sweep's state."""
+    hydra_cfg = HydraConfig.get()
+    multirun = hydra_cfg.mode == RunMode.MULTIRUN
+    info = _job_info(config, hydra_cfg)
+    state = sweep.read_sweep(Path(hydra_cfg.sweep.dir)) if multirun else {}
+    if state:  # children attach to their own sweep's parent, named in their sweep folder
+        info.tags["harness.sweep_id"] = state["sweep_id"]
+    return hydra_cfg, multirun, info, state
 
 
 def _check_dataset(config: DictConfig, what: str):
@@ -229,7 +267,7 @@ def _job_info(config: DictConfig, hydra_cfg) -> JobInfo:
     name = run_name(overrides, list(dirname.exclude_keys), dirname.item_sep, dirname.kv_sep) or ",".join(
         f"{g}={choices[g]}" for g in ("chunker", "retriever") if g in choices)
     tags = {"harness.version": __version__, "harness.output_dir": str(Path(hydra_cfg.runtime.output_dir).resolve()),
-            "harness.overrides": " ".join(overrides), **_code_tags()}
+            "harness.overrides": " ".join(overrides), **process_tags(), **_code_tags()}
     return JobInfo(name=redact_text(name), choices=redact(choices), overrides=redact(overrides),
                    params=redact(params), config_yaml=_config_yaml(task, overrides, config), tags=redact(tags))
 

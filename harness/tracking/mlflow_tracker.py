@@ -16,6 +16,7 @@ from harness.results.table import FILE_NAME
 from harness.tracking import mlflow_runs
 from harness.tracking.mlflow_runs import PARENT_TAG
 from harness.tracking.base import ReportRun, RunRef, Tracker
+from harness.tracking.interruption import KILLED_BY_TAG
 from harness.tracking.leaderboard import Leaderboard
 from harness.tracking.naming import metric_name
 from harness.tracking.outcome import JobInfo, JobOutcome
@@ -77,12 +78,16 @@ class MLflowTracker(Tracker):
         log.info("MLflow parent run %s (%s)", run.info.run_id, name)
         return run.info.run_id
 
-    def log_job(self, outcome: JobOutcome, info: JobInfo, parent_id: str | None) -> str:
-        client = self._client
+    def start_job(self, info: JobInfo, parent_id: str | None) -> str:
         tags = dict(info.tags)
         if parent_id:
             tags[PARENT_TAG] = parent_id
-        run_id = client.create_run(self._experiment(), run_name=info.name, tags=tags).info.run_id
+        return self._client.create_run(self._experiment(), run_name=info.name, tags=tags).info.run_id
+
+    def log_job(self, outcome: JobOutcome, info: JobInfo, parent_id: str | None,
+                run_id: str | None = None) -> str:
+        client = self._client
+        run_id = run_id or self.start_job(info, parent_id)
         try:
             params = {f"choice.{group}": option for group, option in info.choices.items()}
             params.update(info.params)
@@ -103,6 +108,23 @@ class MLflowTracker(Tracker):
         finally:
             client.set_terminated(run_id, status=outcome.status)
         return run_id
+
+    def running_runs(self, sweep_id: str) -> dict[str, dict[str, str]]:
+        runs = self._client.search_runs(
+            [self._experiment()], f"tags.`harness.sweep_id` = '{sweep_id}' and attributes.status = 'RUNNING'")
+        return {run.info.run_id: run.data.tags for run in runs}
+
+    def mark_killed(self, run_ids: list[str], reason: str) -> None:
+        for run_id in run_ids:
+            self._client.set_tag(run_id, KILLED_BY_TAG, reason)
+            self._client.set_terminated(run_id, status="KILLED")
+
+    def reopen_sweep(self, parent_id: str | None, tags: dict[str, str]) -> None:
+        if parent_id is None:
+            return
+        for key, value in tags.items():
+            self._client.set_tag(parent_id, key, value)
+        self._client.update_run(parent_id, status="RUNNING")
 
     def log_metrics(self, run_id: str | None, metrics: dict[str, float]) -> None:
         if run_id:

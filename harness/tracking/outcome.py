@@ -20,6 +20,8 @@ class JobOutcome:
     result: RunResult | None = None
     error: str | None = None  # the full traceback
     message: str | None = None  # the root cause, one paragraph
+    # A resumed sweep's job that had finished before: its summary, nothing recomputed or logged.
+    previous: dict[str, Any] | None = None
 
     @classmethod
     def from_exception(cls, error: BaseException, output_dir: Path) -> "JobOutcome":

@@ -13,6 +13,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from harness.config.secrets import redact
+
 SWEEP_FILE = ".harness_sweep.json"
 JOB_SUMMARY = "summary.json"
 
@@ -38,8 +40,27 @@ def read_sweep(sweep_dir: Path) -> dict[str, Any]:
 def write_job_summary(output_dir: Path, summary: dict[str, Any]) -> Path:
     output_dir.mkdir(parents=True, exist_ok=True)
     path = output_dir / JOB_SUMMARY
-    path.write_text(json.dumps(summary, indent=2, default=str))
+    staging = output_dir / f"{JOB_SUMMARY}.{os.getpid()}"  # a kill mid-write leaves no half a summary
+    staging.write_text(json.dumps(summary, indent=2, default=str))
+    os.replace(staging, path)
     return path
+
+
+def without_resume(overrides: list[str]) -> list[str]:
+    """A job's or sweep's overrides without ``+resume=...``, which names the sweep, not the job."""
+    return [o for o in overrides if o.split("=", 1)[0].lstrip("+~") != "resume"]
+
+
+def finished_job(sweep_dir: Path, output_dir: Path, overrides: list[str]) -> dict[str, Any] | None:
+    """The summary of this job if its sweep already finished it (a resumed sweep), else None."""
+    state = read_sweep(sweep_dir)
+    path = output_dir / JOB_SUMMARY
+    if not state or not path.exists():
+        return None
+    summary = json.loads(path.read_text())
+    same_job = (summary.get("sweep_id") == state["sweep_id"]  # summaries hold redacted overrides
+                and without_resume(summary.get("overrides", [])) == without_resume(redact(overrides)))
+    return summary if same_job and summary.get("status") == "FINISHED" else None
 
 
 def collect_job_summaries(sweep_dir: Path, sweep_id: str) -> list[dict[str, Any]]:

@@ -1,0 +1,141 @@
+"""Killed sweeps: SIGTERM/SIGINT end the open runs as KILLED; `+resume=` finishes only what was left.
+
+Each sweep is a real `python -m harness -m ...` subprocess stopped with os.kill once two of its jobs
+have written their summaries.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+from tests.conftest import TINY_DATASET_OVERRIDES
+
+pytestmark = pytest.mark.slow
+
+SIX_JOBS = [*TINY_DATASET_OVERRIDES, "chunker=none,recursive,fixed_tokens", "retriever=bm25,dense"]
+
+
+def harness(folder: Path, *overrides: str) -> list[str]:
+    folder.mkdir(exist_ok=True)
+    return [sys.executable, "-m", "harness", "-m", f"tracking.tracking_uri=sqlite:///{folder / 'mlflow.db'}",
+            f"tracking.artifact_location={folder / 'mlruns'}", f"cache.dir={folder / 'cache'}",
+            "experiment_name=resume", "stats=none", *overrides]
+
+
+def env() -> dict[str, str]:
+    return {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"}
+
+
+def finished_summaries(folder: Path) -> list[dict]:
+    found = []
+    for path in folder.glob("multirun/*/*/*/summary.json"):
+        summary = json.loads(path.read_text())
+        if summary["status"] == "FINISHED":
+            found.append(summary)
+    return found
+
+
+def run_and_kill(folder: Path, signum: int, after_jobs: int, overrides: list[str]) -> subprocess.CompletedProcess:
+    """Starts a sweep and sends ``signum`` once ``after_jobs`` jobs have finished."""
+    # A process started in the background may inherit SIGINT ignored; a terminal's Ctrl-C would not be.
+    process = subprocess.Popen(harness(folder, *overrides), cwd=folder, env=env(), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 600
+    while len(finished_summaries(folder)) < after_jobs and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert process.poll() is None, "the sweep ended before it could be interrupted"
+    os.kill(process.pid, signum)
+    sent = time.monotonic()
+    stdout, stderr = process.communicate(timeout=120)
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr + f"\n[{time.monotonic() - sent:.1f}s]")
+
+
+def resume(folder: Path, overrides: list[str]) -> subprocess.CompletedProcess:
+    (sweep_dir,) = folder.glob("multirun/*/*")
+    return subprocess.run(harness(folder, *overrides, f"+resume={sweep_dir.relative_to(folder)}"), cwd=folder,
+                          env=env(), capture_output=True, text=True, timeout=900)
+
+
+def sweep_runs(folder: Path) -> tuple[object, list]:
+    client = MlflowClient(f"sqlite:///{folder / 'mlflow.db'}")
+    runs = client.search_runs([client.get_experiment_by_name("resume").experiment_id])
+    (parent,) = [r for r in runs if r.data.tags.get("harness.role") == "sweep"]
+    return parent, [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id]
+
+
+def metrics_by_job(children: list) -> dict[str, dict[str, float]]:
+    return {c.info.run_name: {k: v for k, v in c.data.metrics.items() if k.startswith(("retrieval/", "key_facts/"))}
+            for c in children if c.info.status == "FINISHED"}
+
+
+def test_sigterm_kills_open_runs_and_resume_finishes_only_the_rest(tmp_path):
+    killed = run_and_kill(tmp_path / "killed", signal.SIGTERM, 2, SIX_JOBS)
+    assert killed.returncode == 143, killed.stderr[-3000:]
+    assert "Traceback" not in killed.stderr
+    assert killed.stderr.count("harness: stopped by SIGTERM") == 1
+    parent, children = sweep_runs(tmp_path / "killed")
+    assert parent.info.status == "KILLED" and parent.data.tags["harness.killed_by"] == "SIGTERM"
+    before = {c.info.run_name: c for c in children if c.info.status == "FINISHED"}
+    assert 2 <= len(before) < 6
+    for child in children:  # the job in flight, if the signal came during one, ended KILLED too
+        assert child.info.status in ("FINISHED", "KILLED")
+        assert child.info.status == "FINISHED" or child.data.tags["harness.killed_by"] == "SIGTERM"
+
+    resumed = resume(tmp_path / "killed", SIX_JOBS)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    parent_after, children_after = sweep_runs(tmp_path / "killed")
+    assert parent_after.info.run_id == parent.info.run_id and parent_after.info.status == "FINISHED"
+    assert parent_after.data.metrics["sweep/jobs"] == 6 and parent_after.data.metrics["sweep/jobs_failed"] == 0
+    finished = [c for c in children_after if c.info.status == "FINISHED"]
+    assert len(finished) == 6 and len({c.info.run_name for c in finished}) == 6
+    for name, child in before.items():  # kept as they were, not computed again
+        (same,) = [c for c in finished if c.info.run_name == name]
+        assert (same.info.run_id, same.info.start_time) == (child.info.run_id, child.info.start_time)
+    (sweep_dir,) = (tmp_path / "killed").glob("multirun/*/*")
+    with open(sweep_dir / "leaderboard.csv") as board:
+        assert len(list(csv.DictReader(board))) == 6
+
+    whole = subprocess.run(harness(tmp_path / "whole", *SIX_JOBS), cwd=tmp_path / "whole", env=env(),
+                           capture_output=True, text=True, timeout=900)
+    assert whole.returncode == 0, whole.stderr[-3000:]
+    expected = metrics_by_job(sweep_runs(tmp_path / "whole")[1])
+    assert metrics_by_job(finished) == expected and len(expected) == 6
+
+
+def test_resume_marks_runs_of_a_sigkilled_sweep_killed(tmp_path):
+    jobs = [*TINY_DATASET_OVERRIDES, "chunker=none,recursive", "retriever=bm25"]
+    run_and_kill(tmp_path, signal.SIGKILL, 1, jobs)
+    parent, children = sweep_runs(tmp_path)
+    assert parent.info.status == "RUNNING"  # nothing could close it
+    left_running = [c.info.run_id for c in children if c.info.status == "RUNNING"]
+
+    resumed = resume(tmp_path, jobs)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    parent, children = sweep_runs(tmp_path)
+    assert parent.info.status == "FINISHED"
+    statuses = {c.info.run_id: c for c in children}
+    for run_id in left_running:
+        assert statuses[run_id].info.status == "KILLED"
+        assert statuses[run_id].data.tags["harness.killed_by"].startswith("dead process ")
+    assert sorted(c.data.params["choice.chunker"] for c in children if c.info.status == "FINISHED") == [
+        "none", "recursive"]
+
+
+def test_sigint_exits_130_with_one_line(tmp_path):
+    stopped = run_and_kill(tmp_path, signal.SIGINT, 1, [*TINY_DATASET_OVERRIDES, "chunker=none,recursive",
+                                                          "retriever=bm25,dense"])
+    assert stopped.returncode == 130, stopped.stderr[-3000:]
+    assert "Traceback" not in stopped.stderr and stopped.stderr.count("harness: stopped by SIGINT") == 1
+    parent, _ = sweep_runs(tmp_path)
+    assert parent.info.status == "KILLED" and parent.data.tags["harness.killed_by"] == "SIGINT"
