@@ -34,6 +34,7 @@ def cli() -> None:
         # The console is one of the ways out: what Hydra, the leaderboard or a log handler prints is redacted.
         sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
 
+        sys.argv[1:] = _resume_folder(sys.argv[1:])
         main()
         allow_signals()  # a signal held until the end still ends the process as stopped
     except KeyboardInterrupt as stop:  # SIGINT, or SIGTERM (see stop_on_signals)
@@ -43,6 +44,17 @@ def cli() -> None:
         sys.stderr.flush()
         # Skips the interpreter's final clean-up, which takes ~20 s with models loaded on a busy machine.
         os._exit(status)
+
+
+def _resume_folder(argv: list[str]) -> list[str]:
+    """``+resume=<parent run id>`` as ``+resume=<its sweep folder>``; exit 2 if it names neither."""
+    from harness.cli.resume_target import resume_folder_arguments
+
+    try:
+        return resume_folder_arguments(argv)
+    except LookupError as err:
+        print(f"harness: sweep not started, it cannot be resumed:\n{err}", file=sys.stderr)
+        sys.exit(2)
 
 
 def _stopped(stop: KeyboardInterrupt) -> int:

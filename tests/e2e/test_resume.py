@@ -61,9 +61,11 @@ def run_and_kill(folder: Path, signum: int, after_jobs: int, overrides: list[str
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr + f"\n[{time.monotonic() - sent:.1f}s]")
 
 
-def resume(folder: Path, overrides: list[str]) -> subprocess.CompletedProcess:
+def resume(folder: Path, overrides: list[str], target: str | None = None) -> subprocess.CompletedProcess:
+    """Resumes the sweep in ``folder``: by its folder, or by ``target`` (a parent run id)."""
     (sweep_dir,) = folder.glob("multirun/*/*")
-    return subprocess.run(harness(folder, *overrides, f"+resume={sweep_dir.relative_to(folder)}"), cwd=folder,
+    target = target or str(sweep_dir.relative_to(folder))
+    return subprocess.run(harness(folder, *overrides, f"+resume={target}"), cwd=folder,
                           env=env(), capture_output=True, text=True, timeout=900)
 
 
@@ -120,16 +122,25 @@ def test_resume_marks_runs_of_a_sigkilled_sweep_killed(tmp_path):
     assert parent.info.status == "RUNNING"  # nothing could close it
     left_running = [c.info.run_id for c in children if c.info.status == "RUNNING"]
 
-    resumed = resume(tmp_path, jobs)
+    resumed = resume(tmp_path, jobs, target=parent.info.run_id)  # by the parent run's id this time
     assert resumed.returncode == 0, resumed.stderr[-3000:]
+    parent_id = parent.info.run_id
     parent, children = sweep_runs(tmp_path)
-    assert parent.info.status == "FINISHED"
+    assert parent.info.run_id == parent_id and parent.info.status == "FINISHED"
     statuses = {c.info.run_id: c for c in children}
     for run_id in left_running:
         assert statuses[run_id].info.status == "KILLED"
         assert statuses[run_id].data.tags["harness.killed_by"].startswith("dead process ")
     assert sorted(c.data.params["choice.chunker"] for c in children if c.info.status == "FINISHED") == [
         "none", "recursive"]
+
+
+def test_resume_of_an_unknown_run_stops_before_anything_runs(tmp_path):
+    done = subprocess.run(harness(tmp_path, *TINY_DATASET_OVERRIDES, "retriever=bm25,dense", "+resume=no_such_run"),
+                          cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2
+    assert "it cannot be resumed" in done.stderr and "no_such_run" in done.stderr
+    assert not (tmp_path / "multirun").exists()
 
 
 def test_sigint_exits_130_with_one_line(tmp_path):
