@@ -12,6 +12,7 @@ import io
 import logging
 import sys
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import TypeVar
 
 from tqdm import tqdm
@@ -45,16 +46,32 @@ def progress(steps: Iterable[T], total: int, desc: str, unit: str = "batch") -> 
     if total <= 1:
         yield from steps
         return
-    if sys.stderr.isatty():
-        bar = tqdm(steps, total=total, desc=desc, unit=unit, leave=False, dynamic_ncols=True)
-    else:
-        bar = _LoggedBar(steps, total=total, desc=desc, unit=unit, file=io.StringIO(), mininterval=LOG_EVERY_SECONDS,
-                         bar_format=f"{{desc}}: {{n_fmt}}/{{total_fmt}} {_plural(unit)} ({{percentage:.0f}}%), "
-                                    "{elapsed} elapsed, ETA {remaining}")
+    bar = _bar(steps, total, desc, unit)
     try:
         yield from bar
     finally:
         bar.close()
+
+
+@contextmanager
+def progress_bar(total: int, desc: str, unit: str = "step") -> Iterator[tqdm | None]:
+    """A bar to ``update()`` by hand (e.g. once per decoding step), or None for a single step."""
+    if total <= 1:
+        yield None
+        return
+    bar = _bar(None, total, desc, unit)
+    try:
+        yield bar
+    finally:
+        bar.close()
+
+
+def _bar(steps: Iterable | None, total: int, desc: str, unit: str) -> tqdm:
+    if sys.stderr.isatty():
+        return tqdm(steps, total=total, desc=desc, unit=unit, leave=False, dynamic_ncols=True)
+    return _LoggedBar(steps, total=total, desc=desc, unit=unit, file=io.StringIO(), mininterval=LOG_EVERY_SECONDS,
+                      bar_format=f"{{desc}}: {{n_fmt}}/{{total_fmt}} {_plural(unit)} ({{percentage:.0f}}%), "
+                                 "{elapsed} elapsed, ETA {remaining}")
 
 
 def _plural(unit: str) -> str:

@@ -43,3 +43,18 @@ def test_map_with_progress_keeps_input_order_on_threads():
     assert map_with_progress(slow_square, list(range(10)), 4, "judging") == [x * x for x in range(10)]
     assert len(threads) > 1
     assert map_with_progress(slow_square, [3], 1, "judging") == [9]
+
+
+def test_a_hand_driven_bar_logs_and_a_single_step_gets_none(caplog, monkeypatch):
+    from harness.progress import progress_bar
+
+    monkeypatch.setattr(progress_module, "LOG_EVERY_SECONDS", 0.0)
+    with progress_bar(1, "generating 1 answers") as bar:
+        assert bar is None
+    with caplog.at_level(logging.INFO, logger="harness.progress"):
+        with progress_bar(64, "generating 8 answers", unit="decoding step") as bar:
+            bar.update(32)
+            bar.update(32)
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines[0].startswith("generating 8 answers: 0/64 decoding steps (0%)")
+    assert lines[-1].startswith("generating 8 answers: 64/64 decoding steps (100%)")

@@ -10,7 +10,7 @@ from typing import Any
 
 from harness.generators.base import BATCH_SECONDS, BATCH_SIZE, Generation, GenerationRequest, Generator
 from harness.models import installed_path, model_fingerprint, resolve_device
-from harness.progress import progress
+from harness.progress import progress_bar
 
 log = logging.getLogger(__name__)
 
@@ -22,8 +22,9 @@ class _StepClock:
     is the time to first token. A row's latency ends at the step where its last token appears.
     """
 
-    def __init__(self, start: float, rows: int, eos_ids: set[int]) -> None:
+    def __init__(self, start: float, rows: int, eos_ids: set[int], bar=None) -> None:
         self.start = start
+        self.bar = bar  # a progress bar advanced once per decoding step, or None
         self.eos_ids = eos_ids
         self.ttft: float | None = None
         self.finished: list[float | None] = [None] * rows
@@ -38,6 +39,8 @@ class _StepClock:
                 if self.finished[row] is None and token in self.eos_ids:
                     self.finished[row] = now
         self.steps += 1
+        if self.bar is not None:
+            self.bar.update(1)
         return scores
 
 
@@ -85,23 +88,32 @@ class LocalGenerator(Generator):
         _load(self.model_path, self.gguf_file, self.device, self.dtype)
         results: list[Generation] = []
         starts = range(0, len(requests), self.batch_size)
-        for first in progress(starts, len(starts), "generating answers"):
-            batch = requests[first:first + self.batch_size]
-            try:
-                results += self._generate_batch(batch)
-            except Exception as err:  # isolate the failing request: retry one by one
-                if len(batch) == 1:
-                    results.append(Generation(text="", error=f"{type(err).__name__}: {err}"))
-                    continue
-                log.warning("batch generation failed (%s); retrying its %d requests one by one", err, len(batch))
-                for request in batch:
-                    try:
-                        results += self._generate_batch([request])
-                    except Exception as single:
-                        results.append(Generation(text="", error=f"{type(single).__name__}: {single}"))
+        # Counted in decoding steps (max_new_tokens per batch), so even one batch shows its ETA.
+        with progress_bar(len(starts) * self.max_new_tokens, f"generating {len(requests)} answers",
+                          unit="decoding step") as bar:
+            for first in starts:
+                results += self._generate_isolated(requests[first:first + self.batch_size], bar)
+                if bar is not None:  # a batch that ended before max_new_tokens
+                    bar.update(max(0, (first // self.batch_size + 1) * self.max_new_tokens - bar.n))
         return results
 
-    def _generate_batch(self, batch: list[GenerationRequest]) -> list[Generation]:
+    def _generate_isolated(self, batch: list[GenerationRequest], bar) -> list[Generation]:
+        """The batch's answers; if the batch fails, its requests one by one (each failure recorded)."""
+        try:
+            return self._generate_batch(batch, bar)
+        except Exception as err:  # isolate the failing request: retry one by one
+            if len(batch) == 1:
+                return [Generation(text="", error=f"{type(err).__name__}: {err}")]
+            log.warning("batch generation failed (%s); retrying its %d requests one by one", err, len(batch))
+        results: list[Generation] = []
+        for request in batch:
+            try:
+                results += self._generate_batch([request])
+            except Exception as single:
+                results.append(Generation(text="", error=f"{type(single).__name__}: {single}"))
+        return results
+
+    def _generate_batch(self, batch: list[GenerationRequest], bar=None) -> list[Generation]:
         import torch
 
         tokenizer, model = _load(self.model_path, self.gguf_file, self.device, self.dtype)
@@ -110,7 +122,7 @@ class LocalGenerator(Generator):
         encoded = tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(model.device)
         eos_ids = _eos_ids(tokenizer, model)
         start = time.perf_counter()
-        clock = _StepClock(start, len(batch), eos_ids)
+        clock = _StepClock(start, len(batch), eos_ids, bar)
         with torch.no_grad():
             output = model.generate(**encoded, max_new_tokens=self.max_new_tokens, do_sample=False,
                                     temperature=None, top_p=None, top_k=None,

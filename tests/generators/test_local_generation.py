@@ -57,6 +57,19 @@ def test_batched_rows_report_no_latency_only_their_batch_time(generator):
     assert {g.extra["batch_size"] for g in results} == {3}
 
 
+def test_one_batch_reports_progress_in_decoding_steps(generator, caplog, monkeypatch):
+    import logging
+
+    import harness.progress
+
+    monkeypatch.setattr(harness.progress, "LOG_EVERY_SECONDS", 0.0)
+    with caplog.at_level(logging.INFO, logger="harness.progress"):
+        generator.generate([request(i) for i in range(2)])  # one batch: 24 decoding steps at most
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines[0].startswith("generating 2 answers: 0/24 decoding steps")
+    assert len(lines) > 3 and lines[-1].startswith("generating 2 answers: 24/24 decoding steps (100%)")
+
+
 def _chat(generator, messages):
     from harness.generators.local import _load
 
