@@ -43,8 +43,12 @@ class SweepNotValid(ValueError):
     """One or more jobs of a sweep cannot run; every one of them is named."""
 
 
-def build_job(cfg: DictConfig, datasets: dict[str, Dataset] | None = None) -> JobParts:
-    """Checks the config, then instantiates every part (``datasets`` shares loaded datasets by config).
+def build_job(cfg: DictConfig, built: dict[tuple[str, str], Any] | None = None) -> JobParts:
+    """Checks the config, then instantiates every part.
+
+    Args:
+        built: parts already built for other jobs of a sweep, by config group and resolved config;
+            a sweep's jobs mostly share their dataset, metrics and judge, which are then built once.
 
     Raises:
         JobNotValid: naming every part that could not be built and why.
@@ -53,31 +57,39 @@ def build_job(cfg: DictConfig, datasets: dict[str, Dataset] | None = None) -> Jo
     problems: list[BaseException] = []
     reasons: list[str] = []
 
-    def part(group: str, make):
+    def part(group: str, make, node=None):
+        key = (group, OmegaConf.to_yaml(node, resolve=True)) if built is not None and node is not None else None
+        if key in (built or {}):
+            return built[key]
         try:
-            return make()
+            made = make()
         except Exception as err:  # noqa: BLE001 - every part's reason is collected, then raised together
             problems.append(err)
             reasons.append(f"{group}: {_root_cause(err)}")
             return None
+        if key is not None:
+            built[key] = made
+        return made
 
-    dataset = part("dataset", lambda: _dataset(cfg, datasets if datasets is not None else {}))
-    generator = part("generator", lambda: instantiate(cfg.generator))
+    dataset = part("dataset", lambda: instantiate(cfg.dataset), cfg.dataset)
+    generator = part("generator", lambda: instantiate(cfg.generator), cfg.generator)
     if dataset is not None and generator is not None:
         part("generator", lambda: generator.check_questions({question.id for question in dataset.questions}))
-    prompt = part("prompt", lambda: instantiate(cfg.prompt))
+    prompt = part("prompt", lambda: instantiate(cfg.prompt), cfg.prompt)
     generation = cfg.generation
     answering = part("generation", lambda: Answering(
         generator=generator, prompt=prompt, conditions=list(generation.conditions), contexts=generation.contexts,
         sample=generation.sample, stratify=generation.stratify, seed=generation.seed,
         max_failed_fraction=generation.max_failed_fraction))
-    judge = part("judge", lambda: instantiate(cfg.judge))
-    rubrics = part("rubric", lambda: {name: instantiate(rubric) for name, rubric in cfg.rubrics.items()})
+    judge = part("judge", lambda: instantiate(cfg.judge), cfg.judge)
+    rubrics = part("rubric", lambda: {name: instantiate(rubric) for name, rubric in cfg.rubrics.items()}, cfg.rubrics)
     judging = part("judge", lambda: Judging(judge=judge, rubrics=rubrics)) if judge and rubrics is not None else None
-    job = JobParts(dataset=dataset, chunker=part("chunker", lambda: instantiate(cfg.chunker)),
-                   retriever=part("retriever", lambda: instantiate(cfg.retriever)),
-                   suites=part("metrics", lambda: {name: instantiate(suite) for name, suite in cfg.metrics.items()}),
-                   answering=answering, judging=judging, router=part("router", lambda: instantiate(cfg.router)))
+    job = JobParts(dataset=dataset, chunker=part("chunker", lambda: instantiate(cfg.chunker), cfg.chunker),
+                   retriever=part("retriever", lambda: instantiate(cfg.retriever), cfg.retriever),
+                   suites=part("metrics", lambda: {name: instantiate(suite) for name, suite in cfg.metrics.items()},
+                               cfg.metrics),
+                   answering=answering, judging=judging,
+                   router=part("router", lambda: instantiate(cfg.router), cfg.router))
     if problems:
         raise JobNotValid("; ".join(reasons)) from problems[0]
     return job
@@ -91,12 +103,12 @@ def check_sweep_jobs(config: DictConfig) -> int:
     """
     jobs = sweep_job_overrides(config)
     loader = GlobalHydra.instance().config_loader()
-    datasets: dict[str, Dataset] = {}
+    built: dict[tuple[str, str], Any] = {}
     shared = set.intersection(*(set(job) for job in jobs)) if len(jobs) > 1 else set()
     problems = []
     for number, overrides in enumerate(jobs):
         try:
-            build_job(loader.load_sweep_config(config, overrides), datasets)
+            build_job(loader.load_sweep_config(config, overrides), built)
         except Exception as err:  # noqa: BLE001 - every job's reason is collected, then raised together
             problems.append(f"job {number} ({' '.join(o for o in overrides if o not in shared)}): "
                             f"{err if isinstance(err, JobNotValid) else _root_cause(err)}")
@@ -113,13 +125,6 @@ def sweep_job_overrides(config: DictConfig) -> list[list[str]]:
     arguments = [f"{key}={value}" for key, value in params.items()] + list(config.hydra.overrides.task)
     parsed = OverridesParser.create().parse_overrides(arguments)
     return [list(job) for batch in BasicSweeper.split_arguments(parsed, None) for job in batch]
-
-
-def _dataset(cfg: DictConfig, datasets: dict[str, Dataset]) -> Dataset:
-    key = OmegaConf.to_yaml(cfg.dataset, resolve=True)
-    if key not in datasets:
-        datasets[key] = instantiate(cfg.dataset)
-    return datasets[key]
 
 
 def _root_cause(err: BaseException) -> str:
