@@ -49,7 +49,8 @@ def measure(name: str, source: Path, folder: Path, limit: int | None, rubrics: l
     harness("dataset=questions_jsonl", "dataset.name=qags", f"dataset.questions={folder / 'questions.jsonl'}",
             f"dataset.documents={folder / 'docs'}", "chunker=none", "generator=predictions",
             f"generator.path={folder / 'preds.jsonl'}", "metrics.answer.bertscore=null", "tracking=none",
-            "judge=local", f"rubric=[{','.join(rubrics)}]", f"cache.dir={cache}", f"hydra.run.dir={run}", cwd=folder)
+            # the self-check is for runs without labels; here people are the check
+            "judge=local", "judge.selfcheck.enabled=false", f"rubric=[{','.join(rubrics)}]", f"cache.dir={cache}", f"hydra.run.dir={run}", cwd=folder)
     seconds = time.perf_counter() - start
     report = folder / "report"
     harness("meta-eval", str(run), "--labels", str(folder / "labels.jsonl"), "--scale", "0", "1", "--no-tracking",

@@ -1,0 +1,29 @@
+"""`make run`'s demo, shrunk to one configuration: the context delta is scored by the embedded
+likelihood judge, which passes its self-check on the demo questions, and is not degenerate."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.e2e.test_sweep import run_cli
+
+pytestmark = pytest.mark.slow
+
+
+def test_demo_context_delta_is_non_zero_and_scored_by_a_judge_that_passes_its_selfcheck(tmp_path):
+    done = run_cli(tmp_path, "experiment=demo_sweep", "hydra.mode=RUN", "chunker=fixed_tokens", "retriever=hybrid",
+                   "tracking=none", multirun=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())["metrics"]
+    assert metrics["judge/selfcheck_n"] == 20
+    assert metrics["judge/likelihood_correctness_selfcheck_passed"] == 1.0
+    assert metrics["judge/selfcheck_auc"] >= 0.75 and metrics["judge/selfcheck_gap"] > 0
+    delta = json.loads((tmp_path / "run" / "context_delta.json").read_text())
+    assert delta["scorer"].startswith("judge: rubric likelihood_correctness")
+    assert delta["scorer_selfcheck_passed"] is True and metrics["context_delta/selfcheck_passed"] == 1.0
+    assert delta["sample_per_pack"] == 8
+    assert delta["delta_pp"] != 0.0 and metrics["context_delta/delta_pp"] == delta["delta_pp"]
+    scores = delta["per_pack"]["cloudflow_demo"]["scores"]
+    assert len(set(scores["pack"] + scores["training"])) > 2  # the scores spread: not one value for every answer
