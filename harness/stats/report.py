@@ -11,8 +11,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from harness.stats._checks import check_count, check_effect_size, check_probability
+from harness.stats.compare import TESTS
+from harness.stats.correction import METHODS
 from harness.stats.power import minimum_detectable_effect, minimum_detectable_effect_t, required_sample_size_z
-from harness.stats.spec import MetricSpec
+from harness.stats.spec import DIRECTIONS, MetricSpec
 from harness.stats.sweep import SweepResult, compare_sweep
 from harness.stats.sweep_report import StatsReport
 
@@ -44,11 +47,21 @@ class SweepStatistics:
     def __init__(self, alpha: float, power: float, primary: dict, guards: list, test: str, resamples: int,
                  seed: int, correction: str, champion: str | None, planning_effects: list[float],
                  headline: list[str] = ()) -> None:
-        self.alpha, self.power, self.test = float(alpha), float(power), test
-        self.resamples, self.seed, self.correction = int(resamples), int(seed), correction
+        if test not in TESTS:
+            raise ValueError(f"stats.test must be one of {list(TESTS)}, got {test!r}")
+        if correction not in METHODS:
+            raise ValueError(f"stats.correction must be one of {sorted(METHODS)}, got {correction!r}")
+        self.alpha, self.power = check_probability(alpha, "stats.alpha"), check_probability(power, "stats.power")
+        self.test, self.correction = str(test), str(correction)
+        self.resamples, self.seed = check_count(resamples, "stats.resamples", 1), int(seed)
+        if champion is not None and not str(champion).strip():
+            raise ValueError("stats.champion must be a run name or null, got an empty string")
         self.champion = champion
-        self.planning_effects = [float(d) for d in planning_effects]
+        self.planning_effects = [check_effect_size(d, "stats.planning_effects") for d in planning_effects]
         self.primary_name, self.primary_direction = primary.get("name"), primary["direction"]
+        if self.primary_direction not in DIRECTIONS:
+            raise ValueError(f"stats.primary.direction must be one of {list(DIRECTIONS)}, "
+                             f"got {self.primary_direction!r}")
         self.headline = list(headline)
         if self.primary_name is None and not self.headline:
             raise ValueError("stats.primary.name is null and there is no report.headline to choose it from")

@@ -88,7 +88,7 @@ class TrackingCallback(Callback):
         state = sweep.start_sweep(sweep_dir)
         overrides = list(config.hydra.overrides.task)
         params = config.hydra.sweeper.get("params")
-        sweep_params = OmegaConf.to_container(params, resolve=True) if params else {}
+        sweep_params = OmegaConf.to_container(params, resolve=True, enum_to_str=True) if params else {}
         tags = redact({
             "harness.sweep_dir": str(sweep_dir.resolve()),
             "harness.sweep_overrides": " ".join(overrides),
@@ -255,7 +255,7 @@ def _outcome(job_return: JobReturn, output_dir: Path) -> JobOutcome:
 
 def _job_info(config: DictConfig, hydra_cfg) -> JobInfo:
     task_keys = [key for key in config.keys() if key != "hydra"]
-    task = portable(OmegaConf.to_container(OmegaConf.masked_copy(config, task_keys), resolve=True))
+    task = portable(OmegaConf.to_container(OmegaConf.masked_copy(config, task_keys), resolve=True, enum_to_str=True))
     params: dict[str, Any] = {}
     for group in PARAM_GROUPS:
         params.update(flatten(task.get(group, {}), group))

@@ -210,7 +210,6 @@ def test_failed_call_is_missing_without_repair(rubric):
 @pytest.mark.parametrize("override, message", [
     ("rubrics.answer_score.messages=[{role:user,content:'Score {answr}'}]", r"unknown placeholder\(s\) \['\{answr\}'\]"),
     ("rubrics.answer_score.applies_to=[with_context,elsewhere]", "applies_to must be distinct targets"),
-    ("rubrics.answer_score.output=yaml", "output must be one of"),
     ("rubrics.answer_score.scores.score.min=11", "min must be below max"),
 ])
 def test_configuration_mistakes_fail_at_construction(rubric, override, message):
@@ -221,6 +220,13 @@ def test_configuration_mistakes_fail_at_construction(rubric, override, message):
 def test_contexts_placeholder_is_refused_for_no_context_answers(rubric):
     with pytest.raises(InstantiationException, match="applies to no_context answers but its prompt uses"):
         rubric("likert", ["rubrics.likert.applies_to=[with_context,no_context]"])
+
+
+def test_an_output_outside_the_choices_fails_at_compose_time(compose):
+    from hydra.errors import ConfigCompositionException
+
+    with pytest.raises(ConfigCompositionException, match="output"):
+        compose(["rubric=[answer_score]", "rubrics.answer_score.output=yaml"])
 
 
 def test_unknown_rubric_key_fails_at_compose_time(compose):

@@ -136,3 +136,17 @@ def test_plot_marks_corrected_significance_labels_cis_uncorrected_and_clips_no_t
         assert filled == significant
         seen.update(significant)
     assert seen == {True, False}  # both kinds are drawn (b is far below the champion, c is not)
+
+
+@pytest.mark.parametrize("changes, named", [
+    ({"correction": "hlom"}, "stats.correction"),
+    ({"test": "ttest"}, "stats.test"),
+    ({"alpha": 1.5}, "stats.alpha"),
+    ({"power": 0}, "stats.power"),
+    ({"resamples": 0}, "stats.resamples"),
+    ({"planning_effects": [0.2, 0]}, "stats.planning_effects"),
+    ({"primary": {"name": "retrieval/mrr", "direction": "up"}}, "direction"),
+])
+def test_settings_are_validated_on_construction_naming_the_argument(changes, named):
+    with pytest.raises(ValueError, match=named):
+        settings(**changes)

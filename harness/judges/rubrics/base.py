@@ -32,7 +32,7 @@ class Asked:
 def plain(value: Any) -> Any:
     """OmegaConf containers (as Hydra passes them) to plain dicts and lists."""
     if isinstance(value, (DictConfig, ListConfig)):
-        return OmegaConf.to_container(value, resolve=True)
+        return OmegaConf.to_container(value, resolve=True, enum_to_str=True)
     return value
 
 

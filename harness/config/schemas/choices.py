@@ -1,0 +1,93 @@
+"""The closed sets of values that config fields choose from.
+
+Enum-typed schema fields make Hydra reject a typo (``stats.correction=hlom``) when the config is
+composed, naming the key and the valid values. They are ``StrEnum``s whose names equal their
+values, so the instantiated objects still compare, format and serialise as plain strings.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Direction(StrEnum):
+    """Which way a metric improves."""
+
+    higher = "higher"
+    lower = "lower"
+
+
+class StatTest(StrEnum):
+    """Paired significance tests of ``stats`` (seed 003, section 7)."""
+
+    t = "t"
+    wilcoxon = "wilcoxon"
+    permutation = "permutation"
+
+
+class Correction(StrEnum):
+    """Multiple-comparison corrections (``bh``: Benjamini-Hochberg)."""
+
+    holm = "holm"
+    bonferroni = "bonferroni"
+    bh = "bh"
+    none = "none"
+
+
+class CacheMode(StrEnum):
+    """``refresh`` recomputes and overwrites; ``off`` neither reads nor writes."""
+
+    on = "on"
+    refresh = "refresh"
+    off = "off"
+
+
+class Stratum(StrEnum):
+    """Question fields a generation sample can be stratified by."""
+
+    route = "route"
+    difficulty = "difficulty"
+
+
+class MatcherName(StrEnum):
+    """Key-fact matchers (``harness.metrics.matching``)."""
+
+    exact = "exact"
+    fuzzy = "fuzzy"
+
+
+class FactScore(StrEnum):
+    """How a key fact found at several ranks is weighted: its first hit, or the sum of hits."""
+
+    first_hit = "first_hit"
+    sum = "sum"
+
+
+class OnMissing(StrEnum):
+    """What a predictions file lacking some questions does: refuse, or score only the others."""
+
+    error = "error"
+    skip = "skip"
+
+
+class RubricOutput(StrEnum):
+    """A rubric's reply format: one number, or a JSON object of score fields."""
+
+    number = "number"
+    json = "json"
+
+
+class Role(StrEnum):
+    """Chat message roles."""
+
+    system = "system"
+    user = "user"
+    assistant = "assistant"
+
+
+class SampleStrategy(StrEnum):
+    """How ``harness annotate export`` picks questions."""
+
+    stratified = "stratified"
+    worst = "worst"
+    random = "random"

@@ -1,0 +1,53 @@
+"""Schemas of the ``judge`` group: the model that applies the rubrics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Optional
+
+from omegaconf import MISSING
+
+from harness.config.schemas.base import ApiClientSchema, LocalModelSchema, TargetSchema
+from harness.config.schemas.choices import CacheMode
+
+
+@dataclass
+class SelfCheckSchema:
+    """Right vs another question's answer, scored before the first real item (AUC, gap, ties)."""
+
+    enabled: bool = MISSING
+    pairs: int = MISSING
+    min_auc: float = MISSING
+    contexts: int = MISSING
+
+
+@dataclass
+class NoJudgeSchema(TargetSchema):
+    pass
+
+
+@dataclass
+class LocalJudgeSchema(LocalModelSchema):
+    temperature: float = MISSING
+    samples: int = MISSING
+    seed: int = MISSING
+    cache: CacheMode = MISSING
+    selfcheck: Optional[SelfCheckSchema] = None
+    # More than this share of failed judgements fails the job (exit 1).
+    max_failed_fraction: float = MISSING
+
+
+@dataclass
+class ApiJudgeSchema(ApiClientSchema):
+    samples: int = MISSING
+    seed: int = MISSING
+    cache: CacheMode = MISSING
+    # Reply words mapped onto the rubric's (e.g. {"pass": "yes"}).
+    aliases: Dict[str, str] = field(default_factory=dict)
+    selfcheck: Optional[SelfCheckSchema] = None
+    # More than this share of failed judgements fails the job (exit 1).
+    max_failed_fraction: float = MISSING
+
+
+OPTIONS = {"none": NoJudgeSchema, "local": LocalJudgeSchema, "openai": ApiJudgeSchema,
+           "anthropic": ApiJudgeSchema}
