@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: run test install bench bench-scifact clean
+.PHONY: run test install bench bench-launchers bench-scifact clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,10 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/demo_sweep.py
+
+# The demo sweep under the basic, joblib (2 workers) and Ray (2 CPUs) launchers, and its re-run.
+bench-launchers: $(STAMP)
+	$(BIN)/python benchmarks/launchers.py
 
 # Needs the BEIR SciFact folder: make bench-scifact SCIFACT=../shared/data/beir-scifact
 SCIFACT ?= ../shared/data/beir-scifact

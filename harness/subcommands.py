@@ -14,4 +14,5 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
                   "re-run a logged run from its logged overrides and diff every metric against it"),
     "report": ("harness.cli.report",
                "one self-contained HTML file for a sweep or run: leaderboard, statistics, answers"),
+    "sync": ("harness.cli.sync", "log a sweep's results that never reached the tracking server"),
 }

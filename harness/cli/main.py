@@ -21,7 +21,11 @@ def cli() -> None:
         return
     if command in SUBCOMMANDS:
         # Imported on use: start-up stays light.
-        sys.exit(importlib.import_module(SUBCOMMANDS[command][0]).main(sys.argv[2:]))
+        try:
+            sys.exit(importlib.import_module(SUBCOMMANDS[command][0]).main(sys.argv[2:]))
+        except ConnectionError as err:  # the tracking server is unreachable (harness.tracking.store.probe)
+            print(f"harness {command}: {err}", file=sys.stderr)
+            sys.exit(2)
     # Model loading's own bars ("Loading weights") would interleave with the harness's progress.
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     from harness.tracking.interruption import allow_signals, stop_on_signals

@@ -11,7 +11,7 @@ from harness.chunkers.base import Chunk
 from harness.config.secrets import redact_text
 from harness.data.records import Question
 from harness.generators.base import Generation
-from harness.results.table import write_table
+from harness.results.table import read_table, write_table
 
 
 @dataclass
@@ -100,10 +100,17 @@ class RunResult:
         folder.mkdir(parents=True, exist_ok=True)
         table = write_table(folder, self.rows)
         summary = folder / "metrics.json"
-        summary.write_text(json.dumps({k: v for k, v in asdict(self).items() if k not in ("rows", "artifacts")},
-                                      indent=2))
+        facts = {k: v for k, v in asdict(self).items() if k not in ("rows", "artifacts")}
+        summary.write_text(json.dumps({**facts, "artifact_files": sorted(self.artifacts)}, indent=2))
         written = {"per_question": table, "metrics": summary}
         for name, text in self.artifacts.items():
             written[name] = folder / name
             written[name].write_text(redact_text(text))
         return written
+
+    @classmethod
+    def read(cls, folder: Path) -> "RunResult":
+        """The result :meth:`write` left in ``folder`` (e.g. to log it later with ``harness sync``)."""
+        facts = json.loads((folder / "metrics.json").read_text())
+        artifacts = {name: (folder / name).read_text() for name in facts.pop("artifact_files", [])}
+        return cls(rows=read_table(folder), artifacts=artifacts, **facts)

@@ -57,6 +57,9 @@ class Tracker:
     The base records nothing and finds nothing: reading raises LookupError naming why.
     """
 
+    def check(self) -> None:
+        """Raises before anything runs if the tracker could not record (e.g. its server is down)."""
+
     def start_sweep(self, name: str, tags: dict[str, str]) -> str | None:
         """Opens the sweep's parent record; returns its id (or None)."""
         return None
@@ -80,6 +83,10 @@ class Tracker:
 
     def reopen_sweep(self, parent_id: str | None, tags: dict[str, str]) -> None:
         """Marks a resumed sweep's parent record running again, with new tags."""
+
+    def has_run(self, run_id: str) -> bool:
+        """Whether the store holds this run (``harness sync`` re-creates a parent it lacks)."""
+        return False
 
     def log_metrics(self, run_id: str | None, metrics: dict[str, float]) -> None:
         """Adds metrics to a recorded run (e.g. a sweep's statistics to each child)."""

@@ -10,6 +10,7 @@ import logging
 import subprocess
 import sys
 from contextlib import contextmanager
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ from harness.tracking.selfcheck_flags import warnings as selfcheck_warnings
 from harness.tracking.outcome import JobInfo, JobOutcome
 from harness.tracking.resume import resume_sweep
 from harness.tracking.statistics import plan_sweep, report_sweep_statistics
+from harness.tracking.sync import mark_sweep_end_logged, not_logged
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +66,8 @@ class TrackingCallback(Callback):
             check_config(config)
         _check_dataset(config, "run")
         allow_signals()
+        with _stop_on_error("run", "the tracker cannot record it"):
+            instantiate(config.tracking).check()
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         redact_logging()
@@ -73,6 +77,8 @@ class TrackingCallback(Callback):
         with _stop_on_error("sweep", "a job's config is invalid"):
             check_sweep_jobs(config)  # before the parent run exists: a sweep that cannot start leaves no run
         tracker = instantiate(config.tracking)
+        with _stop_on_error("sweep", "the tracker cannot record it"):
+            tracker.check()
         resume = config.get("resume")
         with _stop_on_error("sweep", "it cannot be resumed" if resume else "the tracker could not start the sweep"):
             state = self._resume_sweep(config, tracker, resume) if resume else self._start_sweep(config, tracker)
@@ -100,6 +106,7 @@ class TrackingCallback(Callback):
         })
         name = f"{config.experiment_name} sweep {sweep_dir.name}"
         state["overrides"] = redact(overrides)
+        state["parent"] = {"name": name, "tags": tags}  # for `harness sync` into another store
         state["parent_run_id"] = tracker.start_sweep(name, tags)
         sweep.save_sweep(sweep_dir, state)
         return state
@@ -138,6 +145,7 @@ class TrackingCallback(Callback):
             "name": info.name, "status": outcome.status, "choices": info.choices,
             "overrides": info.overrides, "metrics": outcome.result.metrics if outcome.result else {},
             "error": outcome.message, "output_dir": str(outcome.output_dir),
+            "job_info": asdict(info),  # what `harness sync` needs to log the job later
         }
         tracker = instantiate(config.tracking)
         try:
@@ -149,6 +157,9 @@ class TrackingCallback(Callback):
         OPEN.job_run_id = None  # only now: a kill before the summary is written leaves the job to re-run
         if not multirun:
             self._failed_run = info.name if outcome.failed else None
+            if "tracking_error" in summary:
+                print(f"NOT LOGGED {info.name}: {summary['tracking_error']}; the results are in {outcome.output_dir}")
+                self._failed_run = f"{info.name} (not logged)"
             _report([summary], config, tracker, title=f"{config.experiment_name}: {info.name}")
             self._gates_failed = bool(check_gates(_gates(config), [summary], tracker, outcome.output_dir,
                                                   summary.get("run_id")))
@@ -166,17 +177,29 @@ class TrackingCallback(Callback):
         board = _report(summaries, config, tracker, title=f"{config.experiment_name}: {len(summaries)} runs")
         (sweep_dir / "leaderboard.csv").write_text(board.to_csv())
         stats = instantiate(config.stats)
-        if stats.enabled:
-            report_sweep_statistics(stats, summaries, sweep_dir, tracker, state.get("parent_run_id"))
-        tracker.end_sweep(state.get("parent_run_id"), board, jobs=len(summaries), failed=len(failed))
+        end_logged = True
+        try:
+            if stats.enabled:
+                report_sweep_statistics(stats, summaries, sweep_dir, tracker, state.get("parent_run_id"))
+            tracker.end_sweep(state.get("parent_run_id"), board, jobs=len(summaries), failed=len(failed))
+            mark_sweep_end_logged(sweep_dir)
+        except Exception as err:  # everything is on disk; `harness sync` logs it later
+            log.exception("tracking failed at the end of the sweep")
+            print(f"NOT LOGGED the sweep's end (leaderboard, statistics): {err!r}")
+            end_logged = False
         OPEN.sweep_id = None
         for summary in summaries:
             if summary["status"] != "FINISHED":
                 print(f"FAILED {summary['name']}: {summary.get('error')}")
+        unlogged = not_logged(summaries)
+        for summary in unlogged:
+            print(f"NOT LOGGED {summary['name']}: {summary.get('tracking_error')}")
+        if unlogged or not end_logged:
+            print(f"Results are kept in {sweep_dir}; log them once the tracker is back: harness sync {sweep_dir}")
         print(f"Leaderboard: {sweep_dir / 'leaderboard.csv'}")
         gates_failed = check_gates(_gates(config), summaries, tracker, sweep_dir, state.get("parent_run_id"))
         _print_where(tracker)
-        if failed and self.exit_on_failure:
+        if (failed or unlogged or not end_logged) and self.exit_on_failure:
             raise SystemExit(EXIT_JOBS_FAILED)
         if gates_failed and self.exit_on_failure:
             raise SystemExit(EXIT_GATES_FAILED)

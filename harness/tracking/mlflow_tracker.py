@@ -20,7 +20,7 @@ from harness.tracking.interruption import KILLED_BY_TAG
 from harness.tracking.leaderboard import Leaderboard
 from harness.tracking.naming import metric_name
 from harness.tracking.outcome import JobInfo, JobOutcome
-from harness.tracking.store import open_client
+from harness.tracking.store import is_server, limit_http_retries, open_client, probe
 
 log = logging.getLogger(__name__)
 
@@ -37,20 +37,27 @@ class MLflowTracker(Tracker):
         artifact_location: artifact root for a newly created experiment (a local folder is made
             absolute); null leaves it to the server.
         ui_hint: print how to open the results at the end.
+        server: for an ``http(s)://`` tracking URI: ``probe_timeout`` (seconds the start-up check
+            waits), ``max_retries``, ``backoff_factor`` and ``timeout`` of MLflow's HTTP requests
+            (used unless MLFLOW_HTTP_REQUEST_* environment variables set them).
     """
 
     def __init__(self, tracking_uri: str, experiment_name: str, artifact_location: str | None = None,
-                 ui_hint: bool = True) -> None:
+                 ui_hint: bool = True, server: dict[str, float] | None = None) -> None:
         self.tracking_uri = tracking_uri
         self.experiment_name = experiment_name
         self.artifact_location = artifact_location
         self.ui_hint = ui_hint
+        self.server = dict(server or {})
+        if is_server(tracking_uri) and self.server:
+            limit_http_retries(int(self.server["max_retries"]), self.server["backoff_factor"], self.server["timeout"])
         self._client_instance = None
         self._experiment_ids: dict[str, str] = {}
 
     @property
     def _client(self):
         if self._client_instance is None:
+            self.check()  # an unreachable server fails here, in seconds and by name
             self._client_instance = open_client(self.tracking_uri)
         return self._client_instance
 
@@ -72,6 +79,10 @@ class MLflowTracker(Tracker):
                     raise LookupError(f"could not create experiment '{name}' in {self.tracking_uri}")
             self._experiment_ids[name] = found.experiment_id
         return self._experiment_ids[name]
+
+    def check(self) -> None:
+        if self.server:
+            probe(self.tracking_uri, self.server["probe_timeout"])
 
     def start_sweep(self, name: str, tags: dict[str, str]) -> str:
         run = self._client.create_run(self._experiment(), run_name=name, tags=tags)
@@ -125,6 +136,14 @@ class MLflowTracker(Tracker):
         for key, value in tags.items():
             self._client.set_tag(parent_id, key, value)
         self._client.update_run(parent_id, status="RUNNING")
+
+    def has_run(self, run_id: str) -> bool:
+        from mlflow.exceptions import MlflowException
+
+        try:
+            return self._client.get_run(run_id).info.lifecycle_stage == "active"
+        except MlflowException:
+            return False
 
     def log_metrics(self, run_id: str | None, metrics: dict[str, float]) -> None:
         if run_id:

@@ -3,12 +3,16 @@
 MLflow creates (or upgrades) a SQLite store's tables on first use; two processes doing it at once
 fail with ``table logged_models already exists``. The first use therefore happens under a file lock
 beside the database (``mlflow.db.lock``); other stores are opened as they are.
+
+A tracking server (``http://...``) is probed before a run or sweep starts: unreachable, MLflow's own
+retries would spend minutes per request before failing.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from filelock import FileLock
 
@@ -36,3 +40,38 @@ def open_client(tracking_uri: str):
         client = MlflowClient(tracking_uri=tracking_uri)
         client.search_experiments(max_results=1)  # creates or upgrades the tables
     return client
+
+
+def is_server(tracking_uri: str) -> bool:
+    return tracking_uri.startswith(("http://", "https://"))
+
+
+def shown(tracking_uri: str) -> str:
+    """The URI without a user or password, for messages."""
+    parts = urlsplit(tracking_uri)
+    if not parts.password and not parts.username:
+        return tracking_uri
+    return urlunsplit(parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else "")))
+
+
+def limit_http_retries(max_retries: int, backoff_factor: float, timeout: float) -> None:
+    """Sets MLflow's HTTP retry and timeout settings unless the environment already sets them."""
+    os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", str(max_retries))
+    os.environ.setdefault("MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR", str(backoff_factor))
+    os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", str(timeout))
+
+
+def probe(tracking_uri: str, timeout: float) -> None:
+    """Raises ConnectionError naming the URI if a tracking server does not answer within ``timeout``
+    seconds. Any HTTP answer counts as reachable (a proxy in front may not serve ``/health``)."""
+    if not is_server(tracking_uri):
+        return
+    import requests
+
+    try:
+        requests.get(tracking_uri.rstrip("/") + "/health", timeout=timeout)
+    except requests.RequestException as err:
+        reason = "no answer" if isinstance(err, requests.Timeout) else "connection failed"
+        # Not chained: the underlying error repeats the URI with any credentials in it.
+        raise ConnectionError(f"tracking server {shown(tracking_uri)} unreachable ({reason} within "
+                              f"{timeout:g} s); start it or choose another tracking.tracking_uri") from None

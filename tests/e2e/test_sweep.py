@@ -157,6 +157,7 @@ def test_joblib_launcher_workers_nest_under_the_parent(tmp_path):
     done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "chunker=none", "retriever=bm25,hybrid",
                    "hydra/launcher=joblib", "hydra.launcher.n_jobs=2")
     assert done.returncode == 0, done.stderr[-3000:]
+    assert "database is locked" not in done.stderr  # two workers write to one SQLite store
     _, runs = runs_of(tmp_path)
     parents, children = split(runs)
     assert len(parents) == 1 and len(children) == 2

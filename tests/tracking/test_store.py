@@ -26,3 +26,32 @@ def test_processes_opening_a_fresh_store_together_all_succeed(tmp_path):
         counts = list(pool.map(_experiment_count, [uri] * 3))
     assert counts == [1, 1, 1]  # MLflow's Default experiment, created once
     assert (tmp_path / "new" / "mlflow.db.lock").exists()
+
+
+def test_probe_fails_fast_naming_the_server_without_credentials():
+    import socket
+    import time
+
+    import pytest
+
+    from harness.tracking.store import probe
+
+    with socket.socket() as silent:  # accepts connections, never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        port = silent.getsockname()[1]
+        start = time.monotonic()
+        with pytest.raises(ConnectionError) as caught:
+            probe(f"http://alice:s3cret@127.0.0.1:{port}", timeout=0.5)
+        assert time.monotonic() - start < 5
+    message = str(caught.value)
+    assert f"http://127.0.0.1:{port}" in message and "no answer within 0.5 s" in message
+    assert "s3cret" not in message and "alice" not in message and caught.value.__cause__ is None
+
+
+def test_probe_accepts_any_http_answer_and_ignores_local_stores(httpserver):
+    from harness.tracking.store import probe
+
+    httpserver.expect_request("/health").respond_with_data("nope", status=404)
+    probe(httpserver.url_for("/").rstrip("/"), timeout=5)
+    probe("sqlite:///does/not/matter.db", timeout=0.1)

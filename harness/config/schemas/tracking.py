@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 from omegaconf import MISSING
@@ -11,11 +11,21 @@ from harness.config.schemas.base import TargetSchema
 
 
 @dataclass
+class TrackingServerSchema:
+    probe_timeout: float = MISSING
+    # MLflow reads these three as integers.
+    max_retries: int = MISSING
+    backoff_factor: int = MISSING
+    timeout: int = MISSING
+
+
+@dataclass
 class MLflowTrackingSchema(TargetSchema):
     tracking_uri: str = MISSING
     experiment_name: str = MISSING
     artifact_location: Optional[str] = None
     ui_hint: bool = MISSING
+    server: TrackingServerSchema = field(default_factory=TrackingServerSchema)
 
 
 @dataclass

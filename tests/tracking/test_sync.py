@@ -1,0 +1,66 @@
+"""``harness sync`` logic on a sweep folder whose jobs never reached the store."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from mlflow.tracking import MlflowClient
+
+from harness.results.records import RunResult
+from harness.tracking import sweep
+from harness.tracking.mlflow_tracker import MLflowTracker
+from harness.tracking.outcome import JobInfo
+from harness.tracking.sync import sync_sweep
+
+
+def _unlogged_sweep(root):
+    state = sweep.start_sweep(root)
+    state["parent_run_id"] = "0" * 32  # a parent in a store that is not this one
+    state["parent"] = {"name": "demo sweep x", "tags": {"harness.role": "sweep", "harness.sweep_id": state["sweep_id"]}}
+    sweep.save_sweep(root, state)
+    for num, mrr in enumerate([1.0, 0.5]):
+        folder = root / str(num)
+        result = RunResult(dataset="tiny", dataset_sha256="abc", metrics={"retrieval/mrr": mrr},
+                           rows=[{"question_id": "q1", "retrieval/mrr": mrr}], info={"questions": 1},
+                           artifacts={"worst_answers.json": "[]"})
+        result.write(folder)
+        info = JobInfo(name=f"retriever=r{num}", choices={"retriever": f"r{num}"}, overrides=[f"retriever=r{num}"],
+                       params={"retriever.top_k": 5}, config_yaml="retriever: {}\n", tags={"harness.version": "x"})
+        sweep.write_job_summary(folder, {"sweep_id": state["sweep_id"], "job_num": num, "name": info.name,
+                                         "status": "FINISHED", "metrics": result.metrics, "error": None,
+                                         "output_dir": str(folder), "job_info": asdict(info),
+                                         "tracking_error": "ConnectionError('server down')"})
+    (root / "leaderboard.csv").write_text("job,run,status\n")
+    (root / "stats.csv").write_text("a,b\n")
+
+
+def test_sync_logs_every_unlogged_job_once_under_a_new_parent(tmp_path):
+    root = tmp_path / "sweep"
+    _unlogged_sweep(root)
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    tracker = MLflowTracker(uri, "synced", artifact_location=str(tmp_path / "mlruns"))
+    report = sync_sweep(root, tracker, ["retrieval/mrr"])
+    assert report.parent_created and sorted(report.logged) == ["retriever=r0", "retriever=r1"]
+    assert report.sweep_end_logged
+
+    client = MlflowClient(uri)
+    runs = client.search_runs([client.get_experiment_by_name("synced").experiment_id])
+    parent = next(r for r in runs if r.data.tags.get("harness.role") == "sweep")
+    children = {r.info.run_name: r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id}
+    assert parent.info.status == "FINISHED" and parent.data.metrics["sweep/jobs"] == 2
+    assert {a.path for a in client.list_artifacts(parent.info.run_id)} >= {"leaderboard.csv", "stats.csv"}
+    assert children["retriever=r1"].data.metrics["retrieval/mrr"] == 0.5
+    assert children["retriever=r0"].data.params["retriever.top_k"] == "5"
+    assert {a.path for a in client.list_artifacts(children["retriever=r0"].info.run_id)} >= {
+        "per_question.jsonl", "worst_answers.json", "config.yaml"}
+
+    again = sync_sweep(root, tracker, ["retrieval/mrr"])
+    assert again.logged == [] and not again.parent_created and not again.sweep_end_logged
+    assert len(client.search_runs([parent.info.experiment_id])) == 3
+
+
+def test_run_result_reads_back_what_it_wrote(tmp_path):
+    result = RunResult(dataset="d", dataset_sha256="s", rows=[{"question_id": "q", "x": 1.0}],
+                       metrics={"x": 1.0}, info={"seconds": {"retrieve": 0.1}}, artifacts={"a.json": "{}"})
+    result.write(tmp_path)
+    assert RunResult.read(tmp_path) == result
