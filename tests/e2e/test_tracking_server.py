@@ -49,9 +49,10 @@ def server(database, artifacts):
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch):
-    # The tracker sets MLflow's HTTP retry settings with setdefault; keep them out of later tests.
+    # The tracker sets MLflow's HTTP retry settings with setdefault (from conf/tracking/mlflow.yaml);
+    # undoing these removes what it set, so later tests start without them.
     for name in ("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR", "MLFLOW_HTTP_REQUEST_TIMEOUT"):
-        monkeypatch.setenv(name, os.environ.get(name, {"MLFLOW_HTTP_REQUEST_MAX_RETRIES": "2"}.get(name, "1")))
+        monkeypatch.delenv(name, raising=False)
 
 
 def harness(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
