@@ -50,7 +50,7 @@ class MLflowTracker(Tracker):
         self.ui_hint = ui_hint
         self.server = dict(server or {})
         if is_server(tracking_uri) and self.server:
-            limit_http_retries(int(self.server["max_retries"]), self.server["backoff_factor"], self.server["timeout"])
+            limit_http_retries(*(int(self.server[key]) for key in ("max_retries", "backoff_factor", "timeout")))
         self._client_instance = None
         self._experiment_ids: dict[str, str] = {}
 

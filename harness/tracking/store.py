@@ -54,7 +54,7 @@ def shown(tracking_uri: str) -> str:
     return urlunsplit(parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else "")))
 
 
-def limit_http_retries(max_retries: int, backoff_factor: float, timeout: float) -> None:
+def limit_http_retries(max_retries: int, backoff_factor: int, timeout: int) -> None:
     """Sets MLflow's HTTP retry and timeout settings unless the environment already sets them."""
     os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", str(max_retries))
     os.environ.setdefault("MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR", str(backoff_factor))

@@ -55,3 +55,16 @@ def test_probe_accepts_any_http_answer_and_ignores_local_stores(httpserver):
     httpserver.expect_request("/health").respond_with_data("nope", status=404)
     probe(httpserver.url_for("/").rstrip("/"), timeout=5)
     probe("sqlite:///does/not/matter.db", timeout=0.1)
+
+
+def test_the_configured_http_settings_are_ones_mlflow_reads(compose, monkeypatch):
+    from hydra.utils import instantiate
+    from mlflow import environment_variables as env
+
+    names = ("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR", "MLFLOW_HTTP_REQUEST_TIMEOUT")
+    for name in names:
+        monkeypatch.delenv(name, raising=False)
+    cfg = compose(["tracking.tracking_uri=http://127.0.0.1:1"])
+    instantiate(cfg.tracking)
+    server = cfg.tracking.server
+    assert [getattr(env, name).get() for name in names] == [server.max_retries, server.backoff_factor, server.timeout]
