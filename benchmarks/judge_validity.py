@@ -5,7 +5,9 @@
 For each QAGS set (../shared/data/qags/) the README's recipe (harness.metaeval.qags) writes a
 dataset, a predictions file (summary = answer, article = its only context, UniEval's score as
 `external/unieval`) and a labels file; one `harness` run scores it with the answer suite's
-token-overlap faithfulness and the local judge (SmolLM2-135M) under every rubric given, and
+token-overlap faithfulness and the local judge (SmolLM2-135M) under every rubric given (plus the
+combined columns of conf/metrics/combined.yaml whose members the run has, e.g.
+`combined/overlap_pmi` = z-mean of overlap and PMI faithfulness), and
 `harness meta-eval` correlates every column with the human scores. Printed per scorer and set:
 Pearson / Spearman / Kendall and n, beside UniEval on the same rows and the published full-set
 figures, plus the judge's items per second. `--limit N` takes the first N rows of each set (the
@@ -69,7 +71,8 @@ def print_table(results: dict, rubrics: list[str]) -> None:
     columns = ["external/unieval", "answer/faithfulness", *(f"judge/{r}" for r in rubrics)]
     print(f"\n{'scorer':40s} {'set':6s} {'Pearson':>8s} {'Spearman':>9s} {'Kendall':>8s} {'n':>4s}")
     for name, result in results.items():
-        for column in columns:
+        combined = sorted(c for c in result["columns"] if c.startswith("combined/"))  # conf/metrics/combined.yaml
+        for column in [*columns, *combined]:
             row = result["columns"].get(column)
             if row is None:
                 continue

@@ -43,6 +43,18 @@ class MetricSuite(ABC):
         end needs no suite instance (and loads no model). Prints nothing by default."""
 
 
+class DerivedSuite(MetricSuite):
+    """A suite computed from the other suites' per-question columns, over the whole run at once
+    (e.g. z-scores need every question): the pipeline calls :meth:`derive` after every other suite."""
+
+    def score(self, record: QuestionRecord) -> Scores:
+        return {}
+
+    @abstractmethod
+    def derive(self, columns: list[dict[str, float]]) -> list[Scores]:
+        """One score dict per question, from each question's namespaced columns (``answer/f1``...)."""
+
+
 def mean_by_key(rows: list[Scores], skip: frozenset[str] = frozenset()) -> Scores:
     sums: dict[str, float] = {}
     counts: dict[str, int] = {}

@@ -11,7 +11,7 @@ from harness.chunkers.base import CHUNKS_CODEC, Chunker
 from harness.data.records import Dataset
 from harness.stages.answering import Answering
 from harness.stages.judging import Judging
-from harness.metrics.suites import MetricSuite
+from harness.metrics.suites import DerivedSuite, MetricSuite
 from harness.results.records import QuestionRecord, RunResult
 from harness.retrievers.base import Retriever
 from harness.routers.base import Router
@@ -55,17 +55,26 @@ def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
             # The self-check samples the whole dataset's questions, not only the judged ones.
             judge_figures = judging.run(judged, cache, population=records)
 
-    rows, per_suite = [], {name: [] for name in suites}
+    per_suite = {name: [] for name in suites}
     with _timed(timings, "score"):
         for suite in suites.values():
             suite.prepare(records, cache)
+        columns = []
         for record in records:
             metrics = {}
             for name, suite in suites.items():
+                if isinstance(suite, DerivedSuite):
+                    continue
                 values = suite.score(record)
                 per_suite[name].append(values)
                 metrics.update({f"{name}/{key}": value for key, value in values.items()})
-            rows.append(record.row(metrics))
+            columns.append(metrics)
+        for name, suite in suites.items():
+            if isinstance(suite, DerivedSuite):
+                per_suite[name] = suite.derive([dict(metrics) for metrics in columns])
+                for metrics, values in zip(columns, per_suite[name], strict=True):
+                    metrics.update({f"{name}/{key}": value for key, value in values.items()})
+        rows = [record.row(metrics) for record, metrics in zip(records, columns, strict=True)]
     aggregates = {f"{name}/{key}": value for name, suite in suites.items()
                   for key, value in suite.aggregate(per_suite[name]).items()}
     aggregates.update(judge_figures)  # judge/cache_hits, judge/cache_misses, ...

@@ -7,12 +7,14 @@ through the predictions file's ``metrics``) and the README's token-overlap faith
 from __future__ import annotations
 
 import csv
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from scipy.stats import pearsonr, zscore
 
 from harness.cli.meta_eval import main as meta_eval
 from harness.config.resolvers import PROJECT_ROOT
@@ -35,6 +37,8 @@ def test_meta_eval_reproduces_the_published_figures(tmp_path, name, capsys):
                f"dataset.questions={tmp_path / 'questions.jsonl'}", f"dataset.documents={tmp_path / 'docs'}",
                "chunker=none", "generator=predictions", f"generator.path={tmp_path / 'preds.jsonl'}",
                "metrics.answer.bertscore=null", "tracking=none", f"cache.dir={tmp_path / 'cache'}",
+               # a combined column (z-mean) the meta-evaluation sees like any other
+               "++metrics.combined.combinations.overlap_unieval={answer/faithfulness:1.0,external/unieval:1.0}",
                f"hydra.run.dir={run}"]
     env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
     done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
@@ -48,5 +52,12 @@ def test_meta_eval_reproduces_the_published_figures(tmp_path, name, capsys):
     assert figures["external/unieval"] == pytest.approx(UNIEVAL[name], abs=1e-6)
     assert figures["answer/faithfulness"] == pytest.approx(FAITHFULNESS[name], abs=1e-4)
     assert int(rows["external/unieval"]["n"]) == {"xsum": 239, "cnndm": 235}[name]
+    # combined/overlap_unieval is the mean of the two columns' z-scores (population std), per question
+    table = [json.loads(line) for line in (run / "per_question.jsonl").open()]
+    expected = (zscore([r["answer/faithfulness"] for r in table]) + zscore([r["external/unieval"] for r in table])) / 2
+    assert [r["combined/overlap_unieval"] for r in table] == pytest.approx(list(expected), abs=1e-12)
+    assert "combined/overlap_pmi" not in table[0]  # no pmi judge in this run: no column
+    human = [float(json.loads(line)["consistency"]) for line in (tmp_path / "labels.jsonl").open()]
+    assert float(rows["combined/overlap_unieval"]["pearson"]) == pytest.approx(pearsonr(expected, human)[0], abs=1e-9)
     print(name, figures)  # shown with -s: the measured figures
     assert "external/unieval" in capsys.readouterr().out

@@ -99,6 +99,11 @@ class ExternalMetricsSuiteSchema(TargetSchema):
 
 
 @dataclass
+class CombinedSuiteSchema(TargetSchema):
+    combinations: Dict[str, Dict[str, float]] = MISSING
+
+
+@dataclass
 class NumberRulesSchema:
     relative_tolerance: float = MISSING
     max_relative_rounding: float = MISSING
@@ -117,4 +122,5 @@ class RouteSuiteSchema(TargetSchema):
 
 OPTIONS = {"retrieval": RetrievalSuiteSchema, "key_facts": KeyFactSuiteSchema, "generation": GenerationSuiteSchema,
            "answer": AnswerSuiteSchema, "context_delta": ContextDeltaSuiteSchema, "judge": JudgeSuiteSchema,
-           "external": ExternalMetricsSuiteSchema, "routes": RouteSuiteSchema}
+           "external": ExternalMetricsSuiteSchema, "routes": RouteSuiteSchema,
+           "combined": CombinedSuiteSchema}
