@@ -25,6 +25,8 @@ import sys
 import time
 from pathlib import Path
 
+from scipy.stats import kendalltau, pearsonr, spearmanr
+
 from harness.metaeval.qags import write_qags_run_inputs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,6 +37,7 @@ PUBLISHED = {"xsum": {"UniEval (published)": (0.461376, 0.487920, 0.399218),
              "cnndm": {"UniEval (published)": (0.681681, 0.662255, 0.531636),
                        "token overlap (README baseline)": (0.3722, 0.1947, 0.1606)}}
 STATS = ("pearson", "spearman", "kendall")
+CONDITIONAL = "likelihood_faithfulness (PMI's conditional term)"
 
 
 def harness(*args: str, cwd: Path) -> None:
@@ -59,8 +62,23 @@ def measure(name: str, source: Path, folder: Path, limit: int | None, rubrics: l
             "--out-dir", str(report), cwd=folder)
     table = {r["column"]: r for r in csv.DictReader((report / "meta_eval.csv").open())}
     metrics = json.loads((run / "metrics.json").read_text())["metrics"]
-    return {"rows": rows, "seconds": round(seconds, 1), "metrics": metrics,
-            "columns": {c: {**{s: _float(r[s]) for s in STATS}, "n": int(r["n"])} for c, r in table.items()}}
+    columns = {c: {**{s: _float(r[s]) for s in STATS}, "n": int(r["n"])} for c, r in table.items()}
+    if "pmi_faithfulness" in rubrics and "likelihood_faithfulness" not in rubrics:
+        columns[CONDITIONAL] = conditional_term(folder)
+    return {"rows": rows, "seconds": round(seconds, 1), "metrics": metrics, "columns": columns}
+
+
+def conditional_term(folder: Path) -> dict:
+    """likelihood_faithfulness without a second run: its prompt and continuation are PMI's conditional
+    term, which each pmi_faithfulness judgement records as ``detail.mean_log_prob``."""
+    human = {json.loads(line)["question_id"]: json.loads(line)["consistency"]
+             for line in (folder / "labels.jsonl").open()}
+    pairs = [(row["judgements"]["pmi_faithfulness/with_context"]["detail"]["mean_log_prob"], human[row["question_id"]])
+             for row in map(json.loads, (folder / "run" / "per_question.jsonl").open())
+             if row.get("judgements", {}).get("pmi_faithfulness/with_context", {}).get("score") is not None]
+    scores, people = zip(*pairs)
+    return {"pearson": float(pearsonr(scores, people)[0]), "spearman": float(spearmanr(scores, people)[0]),
+            "kendall": float(kendalltau(scores, people)[0]), "n": len(pairs)}
 
 
 def _float(text: str) -> float | None:
@@ -68,8 +86,8 @@ def _float(text: str) -> float | None:
 
 
 def print_table(results: dict, rubrics: list[str]) -> None:
-    columns = ["external/unieval", "answer/faithfulness", *(f"judge/{r}" for r in rubrics)]
-    print(f"\n{'scorer':40s} {'set':6s} {'Pearson':>8s} {'Spearman':>9s} {'Kendall':>8s} {'n':>4s}")
+    columns = ["external/unieval", "answer/faithfulness", *(f"judge/{r}" for r in rubrics), CONDITIONAL]
+    print(f"\n{'scorer':48s} {'set':6s} {'Pearson':>8s} {'Spearman':>9s} {'Kendall':>8s} {'n':>4s}")
     for name, result in results.items():
         combined = sorted(c for c in result["columns"] if c.startswith("combined/"))  # conf/metrics/combined.yaml
         for column in [*columns, *combined]:
@@ -77,9 +95,9 @@ def print_table(results: dict, rubrics: list[str]) -> None:
             if row is None:
                 continue
             cells = " ".join(f"{row[s]:>8.4f}" if row[s] is not None else f"{'-':>8s}" for s in STATS)
-            print(f"{column:40s} {name:6s} {cells} {row['n']:>4d}")
+            print(f"{column[:48]:48s} {name:6s} {cells} {row['n']:>4d}")
         for label, figures in PUBLISHED[name].items():
-            print(f"{label:40s} {name:6s} {' '.join(f'{v:>8.4f}' for v in figures)}  all")
+            print(f"{label:48s} {name:6s} {' '.join(f'{v:>8.4f}' for v in figures)}  all")
         per_item = result["metrics"].get("judge/seconds_per_judged_item")
         print(f"  {name}: {result['rows']} rows, harness run {result['seconds']} s"
               + (f", {1 / per_item:.2f} judged items/s (all rubrics)" if per_item else ""))
