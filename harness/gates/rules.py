@@ -3,7 +3,7 @@
 Example:
     >>> gates = Gates(rules=[{"metric": "answer/f1", "min": 0.6}], alpha=0.05)
     >>> gates.check({"run-a": {"answer/f1": 0.55}, "run-b": {"answer/f1": 0.7}}, tables={})
-    ['gate answer/f1 >= 0.6 failed: run-a has 0.5500']
+    ['gate answer/f1 >= 0.6 failed: run run-a has 0.5500']
 """
 
 from __future__ import annotations

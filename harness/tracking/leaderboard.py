@@ -61,6 +61,9 @@ class Leaderboard:
         from rich import box
         from rich.table import Table
 
+        from harness.console import COLUMN_BORDER as _BORDER
+        from harness.console import HEADER_WIDTH as _HEADER_WIDTH
+        from harness.console import RUN_WIDTH as _RUN_WIDTH
         from harness.console import column_groups, escape, metric_header, short_names, text_width
         from harness.console import console as default_console
 
@@ -96,9 +99,6 @@ class Leaderboard:
 
 
 # Widest header line kept whole, widest run column (names fold), a column's padding and border.
-_HEADER_WIDTH = 10
-_RUN_WIDTH = 36
-_BORDER = 3
 
 
 def _has(metrics: dict[str, Any], name: str) -> bool:

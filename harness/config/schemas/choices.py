@@ -64,10 +64,12 @@ class FactScore(StrEnum):
 
 
 class OnMissing(StrEnum):
-    """What a predictions file lacking some questions does: refuse, or score only the others."""
+    """What a predictions file lacking some questions does: refuse, score only the others, or score
+    the missing ones as wrong (``zero``, as the official SQuAD script does)."""
 
     error = "error"
     skip = "skip"
+    zero = "zero"
 
 
 class RubricOutput(StrEnum):

@@ -38,25 +38,36 @@ def print_route_summary(summaries: list[dict[str, Any]], title: str, console=Non
     from rich.table import Table
 
     from harness.console import console as default_console
-    from harness.console import escape, short_names, text_width
+    from harness.console import COLUMN_BORDER as _BORDER
+    from harness.console import HEADER_WIDTH as _HEADER_WIDTH
+    from harness.console import RUN_WIDTH as _RUN_WIDTH
+    from harness.console import column_groups, escape, short_names, text_width
 
+    console = console or default_console()
     short, _, keys = short_names(list(dict.fromkeys(row["run"] for row in rows)))
-    table = Table(title=escape(f"{title}: per route"), box=box.SIMPLE_HEAD)
-    columns = ("job", "run", "route", *COLUMNS)
-    cells = [[escape(short.get(row["run"], row["run"]) if c == "run" else _cell(row.get(c), c)) for c in columns]
-             for row in rows]
-    for index, column in enumerate(columns):
-        header = f"run: {', '.join(keys)}" if column == "run" and keys else column
-        text = column in ("run", "route")
-        # Numbers keep their full width; only names and headers fold.
-        header = header.replace("_", " ") if not text else escape(header)
-        widest = max(text_width(row[index]) for row in cells)
-        table.add_column(header, overflow="fold", justify="left" if text else "right",
-                         min_width=widest if column == "route" else None,
-                         width=None if text else max(widest, *(min(len(w), 8) for w in header.split())))
-    for row in cells:
-        table.add_row(*row)
-    (console or default_console()).print(table)
+    fixed, metrics = ("job", "run", "route"), list(COLUMNS)
+    cells = {c: [short.get(row["run"], row["run"]) if c == "run" else _cell(row.get(c), c) for row in rows]
+             for c in (*fixed, *metrics)}
+    headers = {c: c.replace("_", " ") for c in metrics} | {"job": "job", "route": "route",
+                                                            "run": f"run: {', '.join(keys)}" if keys else "run"}
+    # Numbers keep their full width and names fold within a bound; a table too wide for the console
+    # becomes several, each repeating job, run and route (never dropping them).
+    widths = {c: max(max(map(text_width, cells[c])), min(text_width(headers[c]), _HEADER_WIDTH) if c in metrics
+                     else 3) for c in cells}
+    widths["run"] = min(widths["run"], _RUN_WIDTH)
+    groups = column_groups(1 + sum(widths[c] + _BORDER for c in fixed), [widths[c] + _BORDER for c in metrics],
+                           console.width)
+    for part, group in enumerate(groups, 1):
+        label = f"{title}: per route" + ("" if len(groups) == 1 else f" ({part}/{len(groups)})")
+        table = Table(title=escape(label), box=box.SIMPLE_HEAD)
+        chosen = [*fixed, *(metrics[i] for i in group)]
+        for column in chosen:
+            text = column in ("run", "route")
+            table.add_column(escape(headers[column]), width=widths[column], overflow="fold",
+                             justify="left" if text else "right")
+        for index in range(len(rows)):
+            table.add_row(*(escape(cells[c][index]) for c in chosen))
+        console.print(table)
 
 
 def _cell(value: Any, column: str) -> str:
