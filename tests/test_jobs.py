@@ -27,3 +27,32 @@ def test_every_wrong_argument_is_named_with_its_group(compose):
 def test_a_dataset_without_its_paths_is_named(compose):
     with pytest.raises(JobNotValid, match=r"^dataset: MissingMandatoryValue: .*dataset.questions"):
         build_job(compose(["dataset=questions_jsonl"]))
+
+
+def test_a_sweep_composes_each_job_once_and_hands_out_copies():
+    """The start check, the sweeper's validation and the launcher share one composition per job."""
+    from hydra import initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.types import RunMode
+
+    from harness.config import register
+    from harness.config.resolvers import PROJECT_ROOT
+    from harness.jobs import check_sweep_jobs, sweep_job_overrides
+
+    register()
+    overrides = [*TINY_DATASET_OVERRIDES, "chunker=fixed_tokens,recursive", "retriever=bm25"]
+    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
+        loader = GlobalHydra.instance().config_loader()
+        master = loader.load_configuration("config", overrides, RunMode.MULTIRUN)
+        composed: list[tuple[str, ...]] = []
+        compose = loader.load_sweep_config
+        loader.load_sweep_config = lambda cfg, job: composed.append(tuple(job)) or compose(cfg, job)
+
+        assert check_sweep_jobs(master) == 2
+        jobs = sweep_job_overrides(master)
+        first = loader.load_sweep_config(master, jobs[0])  # as the sweeper's validation and the launcher do
+        first.chunker.size = 1
+        again = loader.load_sweep_config(master, jobs[0])
+
+    assert sorted(composed) == sorted(tuple(job) for job in jobs)  # each job composed once, by the check
+    assert again.chunker._target_.endswith("FixedTokensChunker") and again.chunker.size != 1

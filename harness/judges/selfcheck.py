@@ -5,7 +5,9 @@ questions twice: once with the question's right answer (its ``expected_answer``,
 when it has one, else its ``ground_truth``) and once with another sampled question's right answer.
 A rubric that reads contexts keeps the right answer and is given the question's own chunks, then
 another question's chunks. From the pairs: the AUC of right vs wrong (scikit-learn's
-``roc_auc_score``), the mean paired gap (right - wrong) and how many pairs tied. Below
+``roc_auc_score``), the mean paired gap (right - wrong), how many pairs tied, and the score that
+best separates right from wrong (Youden's J on the ROC: a measured ``accuracy_threshold`` for
+the rubric on this dataset, in place of one set by eye). Below
 ``min_auc`` the rubric's columns are not evidence: the leaderboard marks them and the end-of-sweep
 report says so.
 """
@@ -62,6 +64,7 @@ class SelfCheckResult:
     ties: int
     n: int
     min_auc: float
+    threshold: float | None = None  # score >= threshold separates right from wrong best (Youden's J)
 
     @property
     def passed(self) -> bool | None:
@@ -73,6 +76,8 @@ class SelfCheckResult:
         if self.auc is not None:
             figures.update({f"{prefix}auc": self.auc, f"{prefix}gap": self.gap,
                             f"{prefix}passed": float(self.passed)})
+        if self.threshold is not None:
+            figures[f"{prefix}threshold"] = self.threshold
         return figures
 
 
@@ -106,7 +111,7 @@ def selfcheck_items(records: list, target: str, reads_contexts: bool,
 
 
 def selfcheck_result(right: list[float | None], wrong: list[float | None], min_auc: float) -> SelfCheckResult:
-    """AUC, mean gap and ties over the pairs where both scores exist."""
+    """AUC, mean gap, ties and the Youden threshold over the pairs where both scores exist."""
     from sklearn.metrics import roc_auc_score
 
     pairs = [(r, w) for r, w in zip(right, wrong) if r is not None and w is not None]
@@ -117,7 +122,22 @@ def selfcheck_result(right: list[float | None], wrong: list[float | None], min_a
     labels = [1] * len(pairs) + [0] * len(pairs)
     auc = 0.5 if len(set(scores)) == 1 else float(roc_auc_score(labels, scores))
     gap = sum(r - w for r, w in pairs) / len(pairs)
-    return SelfCheckResult(auc=auc, gap=gap, ties=ties, n=len(pairs), min_auc=min_auc)
+    return SelfCheckResult(auc=auc, gap=gap, ties=ties, n=len(pairs), min_auc=min_auc,
+                           threshold=youden_threshold(labels, scores))
+
+
+def youden_threshold(labels: list[int], scores: list[float]) -> float | None:
+    """The score t for which "score >= t means right" maximises TPR - FPR (Youden's J) on
+    scikit-learn's ROC; the highest such t when several tie. None when all scores are equal."""
+    from sklearn.metrics import roc_curve
+
+    if len(set(scores)) == 1:
+        return None
+    false_positive, true_positive, thresholds = roc_curve(labels, scores)
+    j = true_positive - false_positive
+    # rounded: 1 - 2/3 and 1/3 are one J; thresholds[0] is +inf (J = 0)
+    best = max(range(len(j)), key=lambda i: (round(float(j[i]), 9), thresholds[i]))
+    return float(thresholds[best])
 
 
 def _right_answer(record) -> str | None:

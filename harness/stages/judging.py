@@ -153,9 +153,11 @@ class Judging:
         result = selfcheck_result(scores[:len(right)], scores[len(right):], settings.min_auc)
         self.selfchecks[name] = result
         log.log(logging.WARNING if result.passed is False else logging.INFO,
-                "self-check of rubric %s: AUC %s over %d pairs (gap %s, %d ties; threshold %.2f)%s", name,
+                "self-check of rubric %s: AUC %s over %d pairs (gap %s, %d ties; min AUC %.2f; right and wrong "
+                "separate best at score >= %s)%s", name,
                 "n/a" if result.auc is None else f"{result.auc:.3f}", result.n,
                 "n/a" if result.gap is None else f"{result.gap:+.3f}", result.ties, settings.min_auc,
+                "n/a" if result.threshold is None else f"{result.threshold:.4g}",
                 ": it cannot tell right from wrong answers here" if result.passed is False else "")
         figures = result.figures(f"judge/{rubric.column}_selfcheck_")
         if first:

@@ -35,11 +35,19 @@ def open_client(tracking_uri: str):
     database = sqlite_path(tracking_uri)
     if database is None:
         return MlflowClient(tracking_uri=tracking_uri)
+    opened = str(database.resolve())
+    if opened in _SQLITE_READY and database.exists():  # a sweep opens its store ~20 times
+        return MlflowClient(tracking_uri=tracking_uri)
     database.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(f"{database}.lock"):
         client = MlflowClient(tracking_uri=tracking_uri)
         client.search_experiments(max_results=1)  # creates or upgrades the tables
+    _SQLITE_READY.add(opened)
     return client
+
+
+# SQLite databases whose tables this process has created or checked: opening them again needs no lock.
+_SQLITE_READY: set[str] = set()
 
 
 def is_server(tracking_uri: str) -> bool:

@@ -45,6 +45,23 @@ def test_selfcheck_result_matches_hand_computed_figures():
     assert result.auc == pytest.approx(roc_auc_score([1, 1, 1, 0, 0, 0], [3, 2, 1, 1, 2, 0]))
     assert (result.gap, result.ties, result.n, result.passed) == (1.0, 1, 3, True)
     assert selfcheck_result([1.0], [0.0], 0.75).passed is None  # too few pairs: not checked
+    # score >= 3: TPR 1/3, FPR 0 (J 1/3); >= 2: 2/3, 1/3 (1/3); >= 1: 1, 2/3 (1/3); >= 0: 1, 1 (0).
+    # J ties at 1/3: the highest threshold wins
+    assert result.threshold == 3.0
+
+
+def test_the_youden_threshold_separates_right_from_wrong_best():
+    from sklearn.metrics import roc_curve
+
+    right, wrong = [0.9, 0.8, 0.35, 0.7], [0.1, 0.4, 0.3, 0.2]
+    result = selfcheck_result(right, wrong, 0.75)
+    # >= 0.7 catches 3 of 4 right answers and no wrong one (J 0.75); >= 0.35 all right, 1 of 4 wrong (J 0.75);
+    # the higher wins the tie
+    assert result.threshold == 0.7
+    assert result.figures("judge/x_selfcheck_")["judge/x_selfcheck_threshold"] == 0.7
+    fpr, tpr, thresholds = roc_curve([1] * 4 + [0] * 4, right + wrong)
+    assert max(tpr - fpr) == pytest.approx(0.75) and 0.7 in thresholds
+    assert selfcheck_result([2.0, 2.0], [2.0, 2.0], 0.75).threshold is None
 
 
 def test_selfcheck_items_pair_each_question_with_another_questions_answer_or_chunks():

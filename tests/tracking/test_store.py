@@ -68,3 +68,19 @@ def test_the_configured_http_settings_are_ones_mlflow_reads(compose, monkeypatch
     instantiate(cfg.tracking)
     server = cfg.tracking.server
     assert [getattr(env, name).get() for name in names] == [server.max_retries, server.backoff_factor, server.timeout]
+
+
+def test_a_store_is_set_up_once_per_process_and_again_if_its_file_is_gone(tmp_path, monkeypatch):
+    from filelock import FileLock
+
+    from harness.tracking import store
+
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    locks = []
+    monkeypatch.setattr(store, "FileLock", lambda path: locks.append(path) or FileLock(path))
+    open_client(uri)
+    open_client(uri)
+    assert len(locks) == 1  # the second opening of the same database takes no lock and creates nothing
+    (tmp_path / "mlflow.db").unlink()
+    assert len(open_client(uri).search_experiments()) == 1  # tables (and the Default experiment) made again
+    assert len(locks) == 2
