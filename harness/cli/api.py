@@ -35,6 +35,7 @@ class Evaluation:
     rows: list[dict[str, Any]]
     output_dir: Path
     run_id: str | None = None  # the MLflow run id (None with tracking=none)
+    gate_failures: list[str] = field(default_factory=list)  # one line per failed CI gate (conf/gates/)
 
     def to_pandas(self):
         """The per-question table as a DataFrame (one row per question)."""
@@ -62,6 +63,7 @@ class Sweep:
 
 def evaluate(overrides: list[str] | None = None, config_dir: str | Path | None = None) -> Evaluation:
     """Runs one configuration, like ``harness OVERRIDES``; raises RuntimeError if the job failed.
+    Failed CI gates (``gates=...``) do not raise: they are listed in ``Evaluation.gate_failures``.
 
     Args:
         overrides: Hydra overrides, e.g. ``["retriever=dense", "retriever.top_k=10"]``.
@@ -115,16 +117,21 @@ def sweep(overrides: list[str] | None = None, config_dir: str | Path | None = No
             continue
         runs.append(_evaluation(output_dir, outcome.result))
     state = json.loads((sweep_dir / SWEEP_FILE).read_text()) if sweep_dir and (sweep_dir / SWEEP_FILE).exists() else {}
-    gates = sweep_dir / GATES_FILE if sweep_dir else None
     return Sweep(runs=runs, sweep_dir=sweep_dir, parent_run_id=state.get("parent_run_id"), failed=failed,
-                 gate_failures=gates.read_text().splitlines() if gates and gates.exists() else [])
+                 gate_failures=_gate_failures(sweep_dir))
 
 
 def _evaluation(output_dir: Path, result) -> Evaluation:
     summary_path = output_dir / JOB_SUMMARY
     summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
     return Evaluation(name=summary.get("name", ""), metrics=dict(result.metrics), rows=result.rows,
-                      output_dir=output_dir, run_id=summary.get("run_id"))
+                      output_dir=output_dir, run_id=summary.get("run_id"), gate_failures=_gate_failures(output_dir))
+
+
+def _gate_failures(folder: Path | None) -> list[str]:
+    """The failed gates a run or sweep wrote (harness.tracking.gating); a sweep's runs have none of their own."""
+    path = folder / GATES_FILE if folder else None
+    return path.read_text().splitlines() if path and path.exists() else []
 
 
 def _task():

@@ -29,13 +29,14 @@ import math
 from pathlib import Path
 from typing import Any
 
+from harness.config.schemas.choices import OnMissing, values
 from harness.data.records import DatasetError
 from harness.data.validation import MAX_REPORTED_PROBLEMS, ProblemList, field_value, iter_jsonl, require_file
 from harness.generators.base import CONTEXTS_UNKNOWN, MISSING_PREDICTION, Generation, GenerationRequest, Generator
 
 log = logging.getLogger(__name__)
 
-ON_MISSING = ("error", "skip", "zero")
+ON_MISSING = values(OnMissing)
 
 NUMBER_FIELDS = ("latency_seconds", "ttft_seconds")
 COUNT_FIELDS = ("input_tokens", "output_tokens")

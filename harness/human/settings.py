@@ -11,8 +11,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-STRATEGIES = ("stratified", "worst", "random")
-DIRECTIONS = ("lower", "higher")
+from harness.config.schemas.choices import Direction, SampleStrategy, values
+
+STRATEGIES = values(SampleStrategy)
+DIRECTIONS = values(Direction)
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,10 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
+from harness.config.schemas.choices import CacheMode, values
 from harness.judges.selfcheck import SelfCheckSettings
 
-CACHE_MODES = ("on", "refresh", "off")
+CACHE_MODES = values(CacheMode)
 
 
 @dataclass(frozen=True)

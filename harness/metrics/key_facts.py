@@ -9,9 +9,10 @@ Example:
     0.6666666666666666
 """
 
+from harness.config.schemas.choices import FactScore, values
 from harness.metrics.matching import MATCHERS, Matcher, exact_match, fuzzy_match  # noqa: F401 (re-exported for callers)
 
-FACT_SCORES = ("first_hit", "sum")
+FACT_SCORES = values(FactScore)
 
 
 def _check_args(facts: list[str], match: Matcher) -> None:

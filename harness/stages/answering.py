@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from harness.config.schemas.choices import Stratum, values
 from harness.cache import DiskCache
 from harness.failures import FailureTally, check_fraction
 from harness.generators.base import Generator
@@ -13,7 +14,7 @@ from harness.generators.prompts import CONDITIONS, PromptTemplate
 from harness.results.records import QuestionRecord
 
 
-STRATA = ("route", "difficulty")
+STRATA = values(Stratum)
 
 
 def allocate(total: int, sizes: list[int]) -> list[int]:

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from harness.config.schemas.choices import StatTest, values
 from harness.stats._checks import check_count, check_probability
 from harness.stats.comparison import MetricComparison
 from harness.stats.effect import bootstrap_ci, cohens_d
@@ -22,7 +23,7 @@ from harness.stats.spec import MetricSpec
 from harness.stats.t_test import paired_t_test
 from harness.stats.wilcoxon import wilcoxon_signed_rank
 
-TESTS = ("t", "wilcoxon", "permutation")
+TESTS = values(StatTest)
 Scores = dict[str, dict[str, float | None]]  # metric -> question id -> value
 
 

@@ -6,7 +6,9 @@ import math
 from numbers import Real
 from dataclasses import dataclass
 
-DIRECTIONS = ("higher", "lower")
+from harness.config.schemas.choices import Direction, values
+
+DIRECTIONS = values(Direction)
 # primary: decides the winner; guard: a significant regression beyond its tolerance makes the
 # champion win (seed 003, 7.5); secondary: reported and corrected, but no say in the verdict.
 ROLES = ("primary", "guard", "secondary")

@@ -28,7 +28,7 @@ from harness import __version__
 from harness.config.checks import check_config
 from harness.config.resolvers import PROJECT_ROOT
 from harness.config.secrets import redact, redact_file, redact_logging, redact_text
-from harness.jobs import check_sweep_jobs
+from harness.jobs import JobNotValid, SweepNotValid, build_job, check_sweep_jobs
 from harness.tracking import sweep
 from harness.tracking.gating import check_gates
 from harness.tracking.interruption import OPEN, allow_signals, hold_signals
@@ -68,6 +68,8 @@ class TrackingCallback(Callback):
         with _stop_on_error("run", "the config is refused"):
             check_config(config)
         _check_dataset(config, "run")
+        with _stop_on_error("run", "its config is invalid"):
+            build_job(config)  # as a sweep checks every job: wrong arguments leave no run behind (exit 2)
         allow_signals()
         with _stop_on_error("run", "the tracker cannot record it"):
             instantiate(config.tracking).check()
@@ -248,7 +250,8 @@ def _stop_on_error(what: str, reason: str):
     try:
         yield
     except Exception as err:
-        root = err.__cause__ or err
+        # the checks' own errors already name every part and reason; others are read at their cause
+        root = err if isinstance(err, (JobNotValid, SweepNotValid)) else err.__cause__ or err
         print(redact_text(f"harness: {what} not started, {reason}:\n{root}"), file=sys.stderr)
         raise SystemExit(EXIT_NOT_STARTED) from err
 

@@ -74,3 +74,11 @@ def test_evaluate_refuses_a_multirun_config(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ValueError, match="use harness.sweep"):
         evaluate(["experiment=demo_sweep", "tracking=none"])
+
+
+def test_evaluate_lists_failed_gates_instead_of_exiting(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = evaluate([*_overrides(tmp_path, "gated"), "gates.rules=[{metric: retrieval/mrr, max: 0.5}]"])
+    (failure,) = result.gate_failures
+    assert failure == (f"gate retrieval/mrr <= 0.5 failed: run {result.name} has "
+                       f"{result.metrics['retrieval/mrr']:.4f}")

@@ -39,6 +39,14 @@ def test_every_job_s_arguments_are_checked_before_the_sweep_starts(tmp_path):
         assert reason in stderr
 
 
+def test_a_single_run_with_wrong_arguments_does_not_start_either(tmp_path):
+    done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "chunker=recursive", "chunker.overlap=5000", "retriever=bm25",
+                   multirun=False)
+    stderr = assert_not_started(tmp_path, done)
+    assert "harness: run not started, its config is invalid:" in stderr
+    assert "chunker: ValueError: overlap must be >= 0 and < size (800), got 5000" in stderr
+
+
 def test_a_dataset_without_its_paths_stops_the_sweep(tmp_path):
     done = run_cli(tmp_path, "dataset=questions_jsonl", "retriever=bm25,dense")
     assert "dataset: MissingMandatoryValue" in assert_not_started(tmp_path, done)

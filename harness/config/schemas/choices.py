@@ -93,3 +93,13 @@ class SampleStrategy(StrEnum):
     stratified = "stratified"
     worst = "worst"
     random = "random"
+
+
+def values(choice: type[StrEnum]) -> tuple[str, ...]:
+    """The plain string values of a choice, in declaration order, for components that check their
+    arguments when built without Hydra (tests, the Python API) and name the options in messages.
+
+    >>> values(Direction)
+    ('higher', 'lower')
+    """
+    return tuple(member.value for member in choice)

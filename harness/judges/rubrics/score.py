@@ -7,13 +7,14 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from harness.config.schemas.choices import RubricOutput, values
 from harness.judges.base import Judge, JudgePrompt
 from harness.judges.items import JudgeItem
 from harness.judges.judgement import Judgement
 from harness.judges.rubrics.parsing import parse_json_object, parse_number, read_label, read_score, read_text
 from harness.judges.rubrics.base import ITEM_PLACEHOLDERS, Rubric, messages_of, plain
 
-OUTPUTS = ("number", "json")
+OUTPUTS = values(RubricOutput)
 
 
 class ScoreRubric(Rubric):
