@@ -46,20 +46,30 @@ def cli() -> None:
             status = done.code
         allow_signals()  # a signal held until the end still ends the process as stopped
     except KeyboardInterrupt as stop:  # SIGINT, or SIGTERM (see stop_on_signals)
-        status = _stopped(stop)
+        # Stopped: the open runs are closed; nothing else is waited for (a worker's job in progress).
+        _exit_now(_stopped(stop), finalise=False)
     _exit_now(status)
 
 
-def _exit_now(status: int | str | None) -> None:
-    """Ends the process once everything is written: the exit handlers run (logging, MLflow, Ray and
-    joblib clean-ups), the interpreter's teardown of every module and object is skipped. That teardown
-    took ~2 s after a cached re-run and ~20 s with models loaded on a busy machine."""
+def _exit_now(status: int | str | None, finalise: bool = True) -> None:
+    """Ends the process once everything is written, skipping the interpreter's teardown of every
+    module and object (~2 s after a cached re-run, ~20 s with models loaded on a busy machine).
+
+    With ``finalise`` the first two steps of the interpreter's own finalisation still run, in its
+    order: threads are joined and threading's exit hooks run (concurrent.futures and joblib's loky
+    stop their worker processes there), then the atexit handlers (logging, MLflow, Ray,
+    multiprocessing). Skipping the first leaves multiprocessing's handler waiting for workers that
+    were never told to stop.
+    """
     import atexit
+    import threading
 
     if isinstance(status, str):  # SystemExit("message"): printed, status 1, as the interpreter would
         print(status, file=sys.stderr)
         status = 1
-    atexit._run_exitfuncs()
+    if finalise:
+        threading._shutdown()
+        atexit._run_exitfuncs()
     logging.shutdown()
     sys.stdout.flush()
     sys.stderr.flush()

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 
 
 def run_cli(tmp_path: Path, *overrides: str, multirun: bool = True,
-            env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+            env: dict[str, str] | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
     tracking = [] if "tracking=none" in overrides else [
         f"tracking.tracking_uri=sqlite:///{tmp_path / 'mlflow.db'}",
         f"tracking.artifact_location={tmp_path / 'mlruns'}"]
@@ -28,7 +28,7 @@ def run_cli(tmp_path: Path, *overrides: str, multirun: bool = True,
             f"hydra.run.dir={tmp_path / 'run'}",
             "experiment_name=e2e", *overrides]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore", **(env or {})}
-    return subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=timeout)
 
 
 def runs_of(tmp_path: Path) -> tuple[MlflowClient, list]:
@@ -123,10 +123,12 @@ def test_failing_job_is_logged_failed_and_the_sweep_goes_on(tmp_path):
 
 
 def test_a_single_run_whose_job_fails_exits_1(tmp_path):
-    done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "retriever=bm25", "generator=predictions",
-                   f"generator.path={tmp_path / 'missing.jsonl'}", "tracking=none", multirun=False)
+    # A valid config whose job fails while it runs: the dense encoder cannot be loaded. (A missing
+    # predictions file is refused before the run exists: tests/e2e/test_sweep_validation.py.)
+    done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "retriever=dense", f"models.encoder={tmp_path / 'no_encoder'}",
+                   "tracking=none", multirun=False)
     assert done.returncode == 1, done.stderr[-3000:]
-    assert "missing.jsonl" in (tmp_path / "run" / "traceback.txt").read_text()
+    assert "no_encoder" in (tmp_path / "run" / "traceback.txt").read_text()
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["status"] == "FAILED"
 
 
@@ -154,8 +156,10 @@ def test_malformed_dataset_stops_a_single_run_before_it_starts(tmp_path):
 
 
 def test_joblib_launcher_workers_nest_under_the_parent(tmp_path):
+    # ~15 s; the timeout is tight because the command must end once its worker processes are stopped
+    # (harness.cli.main._exit_now: skipping threading's exit hooks left it waiting for them forever)
     done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "chunker=none", "retriever=bm25,hybrid",
-                   "hydra/launcher=joblib", "hydra.launcher.n_jobs=2")
+                   "hydra/launcher=joblib", "hydra.launcher.n_jobs=2", timeout=240)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "database is locked" not in done.stderr  # two workers write to one SQLite store
     _, runs = runs_of(tmp_path)

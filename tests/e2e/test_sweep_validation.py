@@ -45,6 +45,10 @@ def test_a_single_run_with_wrong_arguments_does_not_start_either(tmp_path):
     stderr = assert_not_started(tmp_path, done)
     assert "harness: run not started, its config is invalid:" in stderr
     assert "chunker: ValueError: overlap must be >= 0 and < size (800), got 5000" in stderr
+    done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "generator=predictions",
+                   f"generator.path={tmp_path / 'missing.jsonl'}", multirun=False)
+    assert f"generator: DatasetError: predictions file not found: {tmp_path / 'missing.jsonl'}" in \
+        assert_not_started(tmp_path, done)
 
 
 def test_a_dataset_without_its_paths_stops_the_sweep(tmp_path):
