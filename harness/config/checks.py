@@ -5,7 +5,7 @@ from __future__ import annotations
 from omegaconf import DictConfig
 
 from harness.config.allowlist import check_targets
-from harness.config.choices import check_choices
+from harness.config.options import check_choices
 from harness.config.secrets import check_no_secrets
 
 
