@@ -18,7 +18,7 @@ from omegaconf import DictConfig
 
 from harness.cache import DiskCache
 from harness.config import register
-from harness.config.allowlist import guard_hydra_callbacks
+from harness.config.allowlist import guard_hydra_callbacks, guard_logging_configs
 from harness.config.resolvers import PROJECT_ROOT
 from harness.jobs import build_job
 from harness.stages.pipeline import run_pipeline
@@ -30,6 +30,7 @@ log = logging.getLogger("harness")
 CONFIG_DIR = PROJECT_ROOT / "conf"
 register()
 guard_hydra_callbacks()
+guard_logging_configs()
 # conf/hydra/launcher/ray.yaml extends the Ray plugin's schema of the same name on purpose (it adds
 # typed `init` keys such as num_cpus); Hydra merges the two and warns that this is deprecated.
 warnings.filterwarnings("ignore", message="'hydra/launcher/ray' is validated against ConfigStore schema")

@@ -6,6 +6,10 @@ composed config is checked before anything is instantiated: it must be a class o
 defined in the ``harness`` package (Hydra's own launchers and sweepers under ``hydra.``), or be
 listed in ``plugins.allowed_targets``. An entry ending in ``.`` allows everything defined in
 that package.
+
+Hydra's logging configs (``hydra.job_logging``, ``hydra.hydra_logging``) name code too: Python's
+``logging.config.dictConfig`` calls every ``()`` factory and ``class`` it lists. Those must be
+defined in the standard ``logging`` package or the harness, or be declared plugins.
 """
 
 from __future__ import annotations
@@ -14,11 +18,15 @@ import sys
 from typing import Iterator
 
 from hydra._internal.utils import _locate
-from omegaconf import DictConfig, ListConfig, OmegaConf
+from omegaconf import DictConfig, ListConfig, OmegaConf, ValueNode
 
 OWN_PACKAGES = ("harness.",)
 # Hydra's node configures Hydra itself: its launcher, sweeper and callbacks.
 HYDRA_PACKAGES = ("hydra._internal.core_plugins.", "hydra_plugins.")
+# dictConfig logging setups and what their factories (``()``) and classes may be.
+LOGGING_NODES = ("hydra.job_logging.", "hydra.hydra_logging.")
+LOGGING_PACKAGES = ("logging.",)
+LOGGING_KEYS = ("()", "class")
 
 
 class TargetNotAllowed(ValueError):
@@ -35,17 +43,29 @@ def check_targets(cfg: DictConfig) -> None:
     ...
     harness.config.allowlist.TargetNotAllowed: config key 'chunker._target_' names 'shutil.copyfile', ...
     """
-    plugins = OmegaConf.select(cfg, "plugins.allowed_targets", default=None) or []
-    declared = tuple(str(name) for name in plugins)
+    declared = _declared(cfg)
     refused = []
     for key, target in _targets(cfg, ""):
-        packages = OWN_PACKAGES + (HYDRA_PACKAGES if key.startswith("hydra.") else ())
+        if key.startswith(LOGGING_NODES):
+            packages = OWN_PACKAGES + LOGGING_PACKAGES
+        else:
+            packages = OWN_PACKAGES + (HYDRA_PACKAGES if key.startswith("hydra.") else ())
         if not is_allowed(target, packages, declared):
             refused.append(f"config key '{key}' names '{target}'")
+    _refuse(refused, declared)
+
+
+def _declared(cfg) -> tuple[str, ...]:
+    plugins = OmegaConf.select(cfg, "plugins.allowed_targets", default=None) if cfg is not None else None
+    return tuple(str(name) for name in plugins or [])
+
+
+def _refuse(refused: list[str], declared: tuple[str, ...]) -> None:
     if refused:
         raise TargetNotAllowed(
             f"{'; '.join(refused)}, which may not be instantiated: only the harness's own classes and "
-            f"functions are allowed, plus what plugins.allowed_targets lists (currently {list(declared)})")
+            f"functions are allowed (and the logging package's in logging configs), plus what "
+            f"plugins.allowed_targets lists (currently {list(declared)})")
 
 
 def guard_hydra_callbacks() -> None:
@@ -74,6 +94,48 @@ def guard_hydra_callbacks() -> None:
     Callbacks.__init__ = checked
 
 
+def guard_logging_configs() -> None:
+    """Checks a logging config's factories and classes before Hydra hands it to ``dictConfig``.
+
+    Hydra configures its own logging (``hydra.hydra_logging``) while it composes the config, before
+    the callbacks, and each job's (``hydra.job_logging``) before the job's callbacks run; both go
+    through ``hydra.core.utils.configure_log``, which other Hydra modules imported by name.
+    """
+    import hydra.core.utils as core_utils
+    import hydra.main as hydra_main
+    from hydra._internal import hydra as hydra_app
+    from hydra._internal.core_plugins import basic_launcher
+
+    original = core_utils.configure_log
+    if getattr(original, "checks_targets", False):
+        return
+
+    def checked(log_config, verbose_config=False) -> None:
+        if isinstance(log_config, DictConfig):
+            try:
+                check_logging_targets(log_config)
+            except TargetNotAllowed as err:
+                print(f"harness: not started, the config is refused:\n{err}", file=sys.stderr)
+                raise SystemExit(2) from err
+        original(log_config, verbose_config)
+
+    checked.checks_targets = True
+    for module in (core_utils, hydra_main, hydra_app, basic_launcher):
+        if getattr(module, "configure_log", None) is original:
+            module.configure_log = checked
+
+
+def check_logging_targets(log_config: DictConfig) -> None:
+    """Raises :class:`TargetNotAllowed` for a ``()`` or ``class`` of a logging config node that is
+    not the logging package's, the harness's or a declared plugin (read from the node's root config)."""
+    root = log_config._get_root()
+    where = log_config._get_full_key(None) or "logging"
+    declared = _declared(root if isinstance(root, DictConfig) else None)
+    refused = [f"config key '{key}' names '{target}'" for key, target in _targets(log_config, where, logging=True)
+               if not is_allowed(target, OWN_PACKAGES + LOGGING_PACKAGES, declared)]
+    _refuse(refused, declared)
+
+
 def is_allowed(target: str, packages: tuple[str, ...], declared: tuple[str, ...]) -> bool:
     """A declared name, or an object *defined* in one of the packages (not merely reachable from it:
     ``harness.cache.shutil.copyfile`` is ``shutil``'s)."""
@@ -90,8 +152,9 @@ def is_allowed(target: str, packages: tuple[str, ...], declared: tuple[str, ...]
     return f"{module}.".startswith(prefixes)
 
 
-def _targets(node, path: str) -> Iterator[tuple[str, str]]:
-    """(dotted key, target) of every ``_target_`` under node, interpolations resolved where they can be."""
+def _targets(node, path: str, logging: bool = False) -> Iterator[tuple[str, str]]:
+    """(dotted key, target) of every ``_target_`` under node, and of every ``()`` and ``class`` inside
+    a logging config; interpolations resolved where they can be."""
     if isinstance(node, DictConfig):
         if node._is_missing() or node._is_none() or node._is_interpolation():
             return
@@ -104,13 +167,17 @@ def _targets(node, path: str) -> Iterator[tuple[str, str]]:
         return
     for name, key in items:
         where = f"{path}.{name}" if path else name
+        in_logging = logging or f"{where}.".startswith(LOGGING_NODES)
         if name == "_target_":
+            yield where, str(_value(node, key))
+            continue
+        if in_logging and name in LOGGING_KEYS and isinstance(node._get_node(key), ValueNode):
             yield where, str(_value(node, key))
             continue
         child = node._get_node(key)
         if child is not None and child._is_interpolation():
             child = _value(node, key)  # e.g. ${oc.create:...} building a node with a target
-        yield from _targets(child, where)
+        yield from _targets(child, where, in_logging)
 
 
 def _value(node, key):

@@ -60,3 +60,27 @@ def test_declared_plugins_are_allowed_by_name_or_package_prefix(compose):
     check_targets(cfg)
     assert is_allowed("json.decoder.JSONDecoder", ("harness.",), ("json.",))
     assert not is_allowed("json.decoder.re.compile", ("harness.",), ("json.",))
+
+
+def test_logging_factories_and_classes_must_be_the_logging_package_s_or_ours():
+    from harness.config.allowlist import check_logging_targets
+
+    logging_cfg = {"formatters": {"plain": {"format": "%(message)s"}},
+                   "filters": {"own": {"()": "harness.log_filters.OwnOrWarning"}},
+                   "handlers": {"console": {"class": "logging.StreamHandler"},
+                                "file": {"class": "logging.handlers.RotatingFileHandler", "filename": "x.log"}}}
+    cfg = OmegaConf.create({"hydra": {"job_logging": logging_cfg}, "plugins": {"allowed_targets": []}})
+    check_targets(cfg)
+    check_logging_targets(cfg.hydra.job_logging)
+    cfg.hydra.job_logging.handlers.evil = {"()": "shutil.copyfile", "src": "a", "dst": "b"}
+    cfg.hydra.job_logging.handlers.console["class"] = "logging.os.system"  # reached through logging, not logging's
+    for check, node in ((check_targets, cfg), (check_logging_targets, cfg.hydra.job_logging)):
+        with pytest.raises(TargetNotAllowed) as refused:
+            check(node)
+        assert "config key 'hydra.job_logging.handlers.evil.()' names 'shutil.copyfile'" in str(refused.value)
+        assert "'hydra.job_logging.handlers.console.class' names 'logging.os.system'" in str(refused.value)
+    cfg.hydra.job_logging.handlers.console["class"] = "logging.StreamHandler"
+    cfg.plugins.allowed_targets = ["shutil.copyfile"]
+    check_logging_targets(cfg.hydra.job_logging)  # declared plugins, read from the node's root config
+    # outside a logging config, `class` is an ordinary key
+    check_targets(OmegaConf.create({"dataset": {"class": "shutil.copyfile"}}))

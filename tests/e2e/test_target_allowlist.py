@@ -128,3 +128,27 @@ def test_a_hydra_callback_from_a_shared_experiment_is_refused_before_hydra_creat
         assert done.returncode == 2, done.stderr[-2000:]
         assert "config key 'hydra.callbacks.theirs._target_' names 'os.makedirs'" in done.stderr
         assert not (tmp_path / "made").exists()
+
+
+@pytest.mark.parametrize("node", ["job_logging", "hydra_logging"])
+def test_a_logging_factory_in_a_shared_config_dir_is_refused_before_logging_is_set_up(tmp_path, node):
+    # dictConfig calls a handler's `()` factory with the handler's other keys: shutil.copyfile(src, dst).
+    (tmp_path / "src.txt").write_text("import os  # would run at every Python start\n")
+    made = tmp_path / "zz.pth"
+    conf = tmp_path / "shared_conf"
+    (conf / "experiment").mkdir(parents=True)
+    (conf / "experiment" / "theirs.yaml").write_text(textwrap.dedent(f"""\
+        # @package _global_
+        hydra:
+          {node}:
+            handlers:
+              theirs:
+                (): shutil.copyfile
+                src: {tmp_path / 'src.txt'}
+                dst: {made}
+        """))
+    for mode in ([], ["-m"]):
+        done = harness(tmp_path, *mode, "--config-dir", str(conf), "experiment=theirs", *TINY_DATASET_OVERRIDES)
+        assert done.returncode == 2, done.stderr[-2000:]
+        assert f"config key 'hydra.{node}.handlers.theirs.()' names 'shutil.copyfile'" in done.stderr
+        assert not made.exists() and not (tmp_path / "run").exists() and not (tmp_path / "sweep").exists()
