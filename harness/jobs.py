@@ -30,6 +30,7 @@ class JobParts:
     dataset: Dataset
     chunker: Any
     retriever: Any
+    reranker: Any
     suites: dict[str, Any]
     answering: Answering
     judging: Judging
@@ -87,6 +88,7 @@ def build_job(cfg: DictConfig, built: dict[tuple[str, str], Any] | None = None) 
     judging = part("judge", lambda: Judging(judge=judge, rubrics=rubrics)) if judge and rubrics is not None else None
     job = JobParts(dataset=dataset, chunker=part("chunker", lambda: instantiate(cfg.chunker), cfg.chunker),
                    retriever=part("retriever", lambda: instantiate(cfg.retriever), cfg.retriever),
+                   reranker=part("reranker", lambda: instantiate(cfg.reranker), cfg.reranker),
                    suites=part("metrics", lambda: {name: instantiate(suite) for name, suite in cfg.metrics.items()},
                                cfg.metrics),
                    answering=answering, judging=judging,

@@ -42,7 +42,7 @@ def run_from_config(cfg: DictConfig) -> RunResult:
     job = build_job(cfg)  # checks the config first: a sweep's own values (`chunker._target_=a,b`) reach only the job
     cache = DiskCache(cfg.cache.dir, enabled=cfg.cache.enabled)
     return run_pipeline(job.dataset, job.chunker, job.retriever, job.suites, cache, job.answering, job.judging,
-                        router=job.router)
+                        router=job.router, reranker=job.reranker)
 
 
 def task(cfg: DictConfig) -> JobOutcome:

@@ -32,6 +32,10 @@ class QuestionRecord:
     predicted_route: str | None = None
     # The judging stage's judgements, keyed "<rubric>/<target>" (harness.judges.judgement.Judgement).
     judgements: dict[str, Any] = field(default_factory=dict)
+    # The first stage's own record of the reranker's candidates (its ``top_k`` is the candidates
+    # searched), when a reranker ran (``chunks`` is then the reranked top ``top_k``); scored as
+    # ``first_stage/*``.
+    first_stage: QuestionRecord | None = None
 
     @property
     def prompt_chunks(self) -> list[Chunk]:
@@ -69,6 +73,7 @@ class QuestionRecord:
             "retrieved_chunk_ids": [chunk.id for chunk in self.chunks],
             "retrieved_doc_ids": [chunk.doc_id for chunk in self.chunks],
             "retrieved_scores": [round(score, 6) for score in self.scores],
+            **({"first_stage_doc_ids": self.first_stage.ranked_doc_ids()} if self.first_stage is not None else {}),
             **({"answer": self.generation.text, "answer_error": self.generation.error,
                 # What a human annotator needs beside the answer (harness annotate export).
                 "gold_answers": list(self.question.answers or [a for a in [self.question.ground_truth] if a]),

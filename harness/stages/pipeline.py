@@ -12,6 +12,7 @@ from harness.data.records import Dataset
 from harness.stages.answering import Answering
 from harness.stages.judging import Judging
 from harness.metrics.suites import DerivedSuite, MetricSuite
+from harness.rerankers.base import Reranker
 from harness.results.records import QuestionRecord, RunResult
 from harness.retrievers.base import Retriever
 from harness.routers.base import Router
@@ -21,7 +22,8 @@ log = logging.getLogger(__name__)
 
 def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
                  suites: dict[str, MetricSuite], cache: DiskCache, answering: Answering | None = None,
-                 judging: Judging | None = None, router: Router | None = None) -> RunResult:
+                 judging: Judging | None = None, router: Router | None = None,
+                 reranker: Reranker | None = None) -> RunResult:
     """Runs every question through the pipeline and scores it with every suite."""
     timings: dict[str, float] = {}
     with _timed(timings, "chunk"):
@@ -33,12 +35,21 @@ def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
     log.info("%d documents -> %d chunks", len(dataset.documents), len(chunks))
     with _timed(timings, "index"):
         retriever.index(chunks, content_key([(c.id, c.title, c.text) for c in chunks]), cache)
+    queries = [q.text for q in dataset.questions]
+    reranks = reranker is not None and reranker.enabled
     with _timed(timings, "search"):
-        results = retriever.search([q.text for q in dataset.questions])
-
-    records = [QuestionRecord(question=question, chunks=[chunks[i] for i, _ in hits],
-                              scores=[score for _, score in hits], top_k=retriever.top_k)
-               for question, hits in zip(dataset.questions, results)]
+        results = retriever.search(queries, reranker.candidates if reranks else None)
+    rerank_figures: dict[str, float] = {}
+    first_stage = [None] * len(results)
+    if reranks:
+        with _timed(timings, "rerank"):
+            reranked = reranker.rerank(queries, results, chunks, cache)
+        first_stage = [_record(question, hits, chunks, reranker.candidates)
+                       for question, hits in zip(dataset.questions, results)]
+        results = reranked.rankings
+        rerank_figures = _rerank_figures(reranked, timings["rerank"], len(queries))
+    records = [_record(question, hits, chunks, reranker.top_k if reranks else retriever.top_k, first)
+               for question, hits, first in zip(dataset.questions, results, first_stage)]
     answers = answering is not None and answering.generator.enabled
     if answers:
         with _timed(timings, "generate"):
@@ -78,9 +89,12 @@ def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
     aggregates = {f"{name}/{key}": value for name, suite in suites.items()
                   for key, value in suite.aggregate(per_suite[name]).items()}
     aggregates.update(judge_figures)  # judge/cache_hits, judge/cache_misses, ...
+    aggregates.update(rerank_figures)  # rerank/seconds_per_query, rerank/pairs_scored, ...
     artifacts = {filename: text for name, suite in suites.items()
                  for filename, text in suite.artifacts(records, per_suite[name]).items()}
     tallies = [stage.tally for stage, ran in ((answering, answers), (judging, bool(judge_figures))) if ran]
+    if reranks:
+        tallies.insert(0, reranked.tally)
     info = {
         "questions": len(dataset.questions),
         "documents": len(dataset.documents),
@@ -92,6 +106,22 @@ def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
     }
     return RunResult(dataset=dataset.name, dataset_sha256=dataset.sha256, rows=rows,
                      metrics=aggregates, info=info, artifacts=artifacts)
+
+
+def _record(question, hits, chunks, top_k: int, first_stage: QuestionRecord | None = None) -> QuestionRecord:
+    return QuestionRecord(question=question, chunks=[chunks[i] for i, _ in hits], scores=[score for _, score in hits],
+                          top_k=top_k, first_stage=first_stage)
+
+
+def _rerank_figures(reranked, seconds: float, queries: int) -> dict[str, float]:
+    figures = {"rerank/seconds_per_query": seconds / max(queries, 1),
+               "rerank/pairs_scored": float(reranked.pairs_scored), "rerank/pairs_cached": float(reranked.pairs_cached),
+               "rerank/failed_queries": float(reranked.tally.failed)}
+    if reranked.pairs_scored:
+        figures["rerank/pairs_per_second"] = reranked.pairs_scored / max(seconds, 1e-9)
+    if reranked.cost_usd is not None:
+        figures["rerank/cost_usd"] = reranked.cost_usd
+    return figures
 
 
 @contextmanager

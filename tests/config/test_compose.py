@@ -12,6 +12,7 @@ from harness.data.records import Dataset
 from harness.generators.base import Generator
 from harness.generators.prompts import PromptTemplate
 from harness.metrics.suites import MetricSuite
+from harness.rerankers.base import Reranker
 from harness.retrievers.base import Retriever
 from harness.tracking.base import Tracker
 from tests.conftest import PROJECT_ROOT, TINY_BEIR, TINY_DATASET_OVERRIDES
@@ -44,6 +45,23 @@ def test_retriever_options_instantiate_without_loading_models(compose, option):
     retriever = instantiate(compose([f"retriever={option}"]).retriever)
     assert isinstance(retriever, Retriever)
     assert retriever.top_k == 5
+
+
+@pytest.mark.parametrize("option", options("reranker"))
+def test_reranker_options_instantiate_without_loading_models(compose, option):
+    reranker = instantiate(compose([f"reranker={option}"]).reranker)
+    assert isinstance(reranker, Reranker)
+    assert reranker.enabled == (option != "none")
+    if reranker.enabled:
+        assert reranker.top_k == 5 and reranker.candidates == 20   # top_k follows retriever.top_k
+
+
+def test_reranker_settings_are_checked_when_composed(compose):
+    assert {"none", "cross_encoder", "llm", "api"} <= set(options("reranker"))
+    for override, key in (("reranker.fusion=mean", "reranker.fusion"), ("reranker.mode=listwise", "reranker.mode"),
+                          ("reranker.candidatez=3", "candidatez")):
+        with pytest.raises(ConfigCompositionException, match=key):
+            compose(["reranker=llm", override])
 
 
 @pytest.mark.parametrize("option", options("metrics"))
@@ -145,5 +163,5 @@ def test_experiment_overlays_override_root_values(compose):
     cfg = compose(["experiment=scifact", f"dataset.path={TINY_BEIR}"])
     assert cfg.experiment_name == "scifact"
     assert cfg.report.headline[0] == "retrieval/ndcg_at_10"
-    assert cfg.retriever.top_k == 100 and list(cfg.metrics) == ["retrieval"]
+    assert cfg.retriever.top_k == 100 and list(cfg.metrics) == ["retrieval", "first_stage"]
     assert compose(["experiment=demo_sweep"]).experiment_name == "demo"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from hydra.core.config_store import ConfigStore
 
 from harness.config.schemas import (chunker, dataset, gates, generator, human, judge, meta_eval, metrics,
-                                    retriever, router, routes, rubric, stats, tracking)
+                                    reranker, retriever, router, routes, rubric, stats, tracking)
 from harness.config.schemas.root import HarnessSchema
 
 # config group -> {option name -> schema}; stored as ``schema/<group>/<option>``.
@@ -19,6 +19,7 @@ GROUP_SCHEMAS = {
     "dataset": dataset.OPTIONS,
     "chunker": chunker.OPTIONS,
     "retriever": retriever.OPTIONS,
+    "reranker": reranker.OPTIONS,
     "metrics": metrics.OPTIONS,
     "generator": generator.OPTIONS,
     "prompt": generator.PROMPT_OPTIONS,

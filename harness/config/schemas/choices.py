@@ -103,3 +103,25 @@ def values(choice: type[StrEnum]) -> tuple[str, ...]:
     ('higher', 'lower')
     """
     return tuple(member.value for member in choice)
+
+
+class Fusion(StrEnum):
+    """How a reranker's scores enter the final order (``harness.rerankers.fusion``)."""
+
+    replace = "replace"
+    interpolate = "interpolate"
+    rrf = "rrf"
+
+
+class LlmRerankMode(StrEnum):
+    """What the ``llm`` reranker reads: P("yes") to a relevance question, or the query's likelihood (UPR)."""
+
+    yes_no = "yes_no"
+    query_likelihood = "query_likelihood"
+
+
+class ApiRerankMode(StrEnum):
+    """Pointwise relevance grades per passage, or a listwise (RankGPT) permutation per window."""
+
+    pointwise = "pointwise"
+    listwise = "listwise"

@@ -120,7 +120,7 @@ class RouteSuiteSchema(TargetSchema):
     numbers: NumberRulesSchema = field(default_factory=NumberRulesSchema)
 
 
-OPTIONS = {"retrieval": RetrievalSuiteSchema, "key_facts": KeyFactSuiteSchema, "generation": GenerationSuiteSchema,
+OPTIONS = {"retrieval": RetrievalSuiteSchema, "first_stage": RetrievalSuiteSchema, "key_facts": KeyFactSuiteSchema, "generation": GenerationSuiteSchema,
            "answer": AnswerSuiteSchema, "context_delta": ContextDeltaSuiteSchema, "judge": JudgeSuiteSchema,
            "external": ExternalMetricsSuiteSchema, "routes": RouteSuiteSchema,
            "combined": CombinedSuiteSchema}

@@ -39,6 +39,7 @@ class HarnessSchema:
     dataset: Any = MISSING
     chunker: Any = MISSING
     retriever: Any = MISSING
+    reranker: Any = MISSING
     metrics: Dict[str, Any] = field(default_factory=dict)
     tracking: Any = MISSING
     stats: Any = MISSING
