@@ -44,7 +44,7 @@ from harness.tracking.sync import mark_sweep_end_logged, not_logged
 log = logging.getLogger(__name__)
 
 # Config groups whose settings are logged as parameters.
-PARAM_GROUPS = ("dataset", "chunker", "retriever", "metrics", "generator", "prompt", "generation", "judge",
+PARAM_GROUPS = ("dataset", "chunker", "retriever", "reranker", "metrics", "generator", "prompt", "generation", "judge",
                 "router")
 # Exit statuses of the ``harness`` command (2, nothing started, is raised by _stop_on_error).
 EXIT_JOBS_FAILED = 1
