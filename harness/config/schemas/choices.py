@@ -103,3 +103,18 @@ def values(choice: type[StrEnum]) -> tuple[str, ...]:
     ('higher', 'lower')
     """
     return tuple(member.value for member in choice)
+
+
+class IndexKind(StrEnum):
+    """Vector indexes of dense retrieval (``retriever.index``)."""
+
+    exact = "exact"
+    hnsw = "hnsw"
+    ivf = "ivf"
+
+
+class EncodingKind(StrEnum):
+    """Engines that embed a corpus (``retriever.encoding``)."""
+
+    local = "local"
+    ray = "ray"
