@@ -48,13 +48,12 @@ class BlockWriter:
         self.folder, self.rows, self.block_rows = folder, rows, block_rows
         self.blocks = -(-rows // block_rows)
         self.done: set[int] = set()
-        self.array: np.memmap | None = None
+        self.started = False  # whether array.npy exists with this corpus's shape
         state = folder / PROGRESS_FILE
         if state.is_file() and (folder / ARRAY_FILE).is_file():
             saved = json.loads(state.read_text())
             if saved.get("rows") == rows and saved.get("block_rows") == block_rows:
-                self.array = np.lib.format.open_memmap(folder / ARRAY_FILE, mode="r+")
-                self.done = set(saved["done"])
+                self.started, self.done = True, set(saved["done"])
         self.filled = np.zeros(self.blocks, dtype=np.int64)
 
     def pending(self) -> list[tuple[int, int]]:
@@ -63,15 +62,21 @@ class BlockWriter:
                 for b in range(self.blocks) if b not in self.done]
 
     def write(self, rows: np.ndarray, vectors: np.ndarray) -> None:
-        if self.array is None:
-            self.array = np.lib.format.open_memmap(self.folder / ARRAY_FILE, mode="w+", dtype=np.float32,
-                                                   shape=(self.rows, vectors.shape[1]))
-        self.array[rows] = vectors
+        """Maps the file for this piece only: written pages go back to the page cache, so the
+        process's memory stays bounded by a piece, whatever the corpus size."""
+        if self.started:
+            array = np.lib.format.open_memmap(self.folder / ARRAY_FILE, mode="r+")
+        else:
+            array = np.lib.format.open_memmap(self.folder / ARRAY_FILE, mode="w+", dtype=np.float32,
+                                              shape=(self.rows, vectors.shape[1]))
+            self.started = True
+        array[rows] = vectors
+        array.flush()  # the vectors reach the file before the record says they did
+        del array
         blocks, counts = np.unique(rows // self.block_rows, return_counts=True)
         self.filled[blocks] += counts
         finished = [int(b) for b in blocks if self.filled[b] >= self._size(int(b))]
         if finished:
-            self.array.flush()  # the vectors reach the file before the record says they did
             self.done.update(finished)
             self._save_state()
 
@@ -82,12 +87,6 @@ class BlockWriter:
         staging = self.folder / f".{PROGRESS_FILE}.tmp"
         staging.write_text(json.dumps({"rows": self.rows, "block_rows": self.block_rows, "done": sorted(self.done)}))
         os.replace(staging, self.folder / PROGRESS_FILE)
-
-    def close(self) -> None:
-        if self.array is not None:
-            self.array.flush()
-            del self.array
-            self.array = None
 
 
 def embed_corpus(texts: list[str], key: str, cache: DiskCache, encode, block_rows: int,
@@ -134,13 +133,10 @@ def _fill(folder: Path, texts: list[str], encode, block_rows: int) -> None:
         log.info("resuming embeddings in %s: %d of %d blocks already written", folder,
                  writer.blocks - len(pending), writer.blocks)
     remaining = sum(stop - start for start, stop in pending)
-    try:
-        with progress_bar(remaining, f"embedding {len(texts)} passages", unit="passage") as bar:
-            for rows, vectors in encode(texts, pending):
-                writer.write(rows, np.asarray(vectors, dtype=np.float32))
-                if bar is not None:
-                    bar.update(len(rows))
-        if writer.pending():
-            raise RuntimeError(f"the encoder returned no vectors for blocks {writer.pending()[:5]}...")
-    finally:
-        writer.close()
+    with progress_bar(remaining, f"embedding {len(texts)} passages", unit="passage") as bar:
+        for rows, vectors in encode(texts, pending):
+            writer.write(rows, np.asarray(vectors, dtype=np.float32))
+            if bar is not None:
+                bar.update(len(rows))
+    if writer.pending():
+        raise RuntimeError(f"the encoder returned no vectors for blocks {writer.pending()[:5]}...")

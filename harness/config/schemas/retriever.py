@@ -25,6 +25,7 @@ class BM25RetrieverSchema(RetrieverSchema):
     stemmer: Optional[str] = None
     stopwords: Optional[str] = None
     include_title: bool = MISSING
+    mmap: bool = MISSING
 
 
 @dataclass
