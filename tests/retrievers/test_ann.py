@@ -29,10 +29,11 @@ def brute_force(vectors: np.ndarray, queries: np.ndarray, k: int) -> np.ndarray:
     return np.array([sorted(range(len(vectors)), key=lambda i: (-row[i], i))[:k] for row in scores])
 
 
-@pytest.mark.parametrize("block_rows", [1, 7, 2000, 5000])
-def test_exact_blockwise_search_equals_a_full_sort(data, tmp_path, block_rows):
+@pytest.mark.parametrize("block_rows, query_rows", [(1, 50), (7, 3), (2000, 1), (5000, 256)])
+def test_exact_blockwise_search_equals_a_full_sort(data, tmp_path, block_rows, query_rows):
     vectors, queries = data
-    scores, ids = ExactIndex(block_rows).searcher(vectors, "k", DiskCache(tmp_path)).search(queries, 10)
+    index = ExactIndex(block_rows, query_rows)
+    scores, ids = index.searcher(vectors, "k", DiskCache(tmp_path)).search(queries, 10)
     np.testing.assert_array_equal(ids, brute_force(vectors, queries, 10))
     np.testing.assert_allclose(scores, np.take_along_axis(queries @ vectors.T, ids, axis=1), rtol=1e-6)
 

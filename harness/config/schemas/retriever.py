@@ -31,6 +31,7 @@ class BM25RetrieverSchema(RetrieverSchema):
 @dataclass
 class ExactIndexSchema(TargetSchema):
     block_rows: int = MISSING
+    query_rows: int = MISSING
 
 
 @dataclass
