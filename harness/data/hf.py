@@ -2,7 +2,7 @@
 by ``save_to_disk``, or local parquet / JSONL / CSV files (offline), with a field mapping.
 
 ``fields`` names the column of each part of a question (dotted paths reach into nested columns,
-e.g. ``answer.aliases`` for TriviaQA); ``corpus_fields`` does the same for the passages of an
+e.g. ``answer.aliases`` for TriviaQA, and through lists: ``output.answer`` for KILT); ``corpus_fields`` does the same for the passages of an
 optional corpus. Rows are validated one by one, problems named ``<source>:<row>: field ...``.
 ``sha256`` is a digest of the local files' bytes, or of ``datasets``' own fingerprints for a
 Hub dataset or a ``save_to_disk`` folder.
@@ -76,17 +76,24 @@ def rows(table, paths: list[str | None]) -> Iterator[tuple[int, dict[str, Any]]]
 
 
 def lookup(row: dict, path: str) -> Any:
-    """``row["a"]["b"]`` for ``path="a.b"``; None when a level is absent.
+    """``row["a"]["b"]`` for ``path="a.b"``; through a list, the values of its items, flattened
+    (KILT's ``output.answer``); None when a level is absent.
 
     Example:
         >>> lookup({"answers": {"text": ["Paris"]}}, "answers.text")
         ['Paris']
+        >>> lookup({"output": [{"answer": "Paris"}, {"provenance": [{"id": 7}, {"id": 9}]}]}, "output.provenance.id")
+        [7, 9]
     """
     value: Any = row
     for part in path.split("."):
-        if not isinstance(value, dict) or part not in value:
+        if isinstance(value, list):
+            found = [lookup(item, part) for item in value if isinstance(item, dict)]
+            value = [v for item in found if item is not None for v in (item if isinstance(item, list) else [item])]
+        elif isinstance(value, dict) and part in value:
+            value = value[part]
+        else:
             return None
-        value = value[part]
     return value
 
 

@@ -138,3 +138,15 @@ def test_hf_folder_end_to_end_with_multi_answer_scores(compose, saved, tmp_path)
     assert [rows[q]["answer/em"] for q in "abc"] == [1.0, 0.0, 0.0]
     assert [rows[q]["answer/f1"] for q in "abc"] == pytest.approx([1.0, 2 / 3, 0.0])
     assert result.metrics["retrieval/recall_at_5"] == pytest.approx(1.0)
+
+
+def test_kilt_style_lists_of_outputs_are_mapped(tmp_path, saved):
+    rows = [{"id": "k1", "input": "who wrote hamlet",
+             "output": [{"answer": "Shakespeare", "provenance": [{"wikipedia_id": "p1"}]},
+                        {"answer": "William Shakespeare"}, {"provenance": [{"wikipedia_id": "p1"}]}]}]
+    path = tmp_path / "kilt.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    fields = {"question": "input", "answers": "output.answer", "id": "id",
+              "relevant": "output.provenance.wikipedia_id", "context": None, "context_title": None}
+    (question,) = load(path, saved[1], tmp_path, fields=fields).questions
+    assert question.answers == ("Shakespeare", "William Shakespeare") and question.relevant == {"p1": 1}
