@@ -7,15 +7,12 @@ vectors) for the pending blocks, which :func:`harness.retrievers.embeddings.embe
 
 from __future__ import annotations
 
-import logging
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 import numpy as np
 
 from harness.models import load_sentence_transformer, resolve_device
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -29,8 +26,9 @@ class EncoderSpec:
 
     def encode(self, texts: list[str], pool=None) -> np.ndarray:
         encoder = load_sentence_transformer(self.model, self.device)
+        # `pool` is an encode() argument since sentence-transformers 5; passed only when there is one.
         vectors = encoder.encode(texts, batch_size=self.batch_size, normalize_embeddings=self.normalize,
-                                 convert_to_numpy=True, show_progress_bar=False, pool=pool)
+                                 convert_to_numpy=True, show_progress_bar=False, **({"pool": pool} if pool else {}))
         return np.asarray(vectors, dtype=np.float32)
 
 
