@@ -145,6 +145,16 @@ class DiskCache:
         self.put(namespace, key, value, codec)
         return value
 
+    def work_folder(self, namespace: str, key: str) -> Path:
+        """Where an entry too large to hold in memory is written piece by piece before
+        :meth:`commit`; it outlives a killed run, so the next one can resume from it."""
+        return self.root / LAYOUT / namespace / f".{key}.partial"
+
+    def commit(self, namespace: str, key: str, folder: Path) -> None:
+        """Checksums a filled :meth:`work_folder` and renames it into place as the entry."""
+        write_checksums(folder)
+        _replace_dir(folder, self.entry(namespace, key))
+
     @staticmethod
     def _read(target: Path, codec: Codec[T]) -> T:
         verify(target)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.data.records import AnswerCriteria, Dataset, DatasetError, Document, Question
-from harness.data.validation import ProblemList, field_value, iter_jsonl, require_file, sha256_of_files
+from harness.data.validation import ProblemList, field_value, parse_jsonl, require_file, sha256_of_files
 
 DIFFICULTIES = ("easy", "medium", "hard")
 # Seed 004's required fields, then the optional ones this harness adds.
@@ -51,20 +51,8 @@ def load_questions_jsonl(name: str, questions: str, documents: str,
     docs, doc_files = load_documents(docs_folder, list(extensions or [".md", ".markdown", ".txt"]))
     doc_ids = {doc.id for doc in docs}
     problems = ProblemList()
-    parsed: list[Question] = []
-    seen: dict[str, int] = {}
-    for line, record in iter_jsonl(questions_path, problems):
-        question = _parse_question(record, questions_path, line, problems, doc_ids)
-        if question is None:
-            continue
-        if question.id in seen:
-            problems.add(questions_path, line,
-                         f"field 'id': duplicate id '{question.id}' (first on line {seen[question.id]})")
-            continue
-        seen[question.id] = line
-        parsed.append(question)
-    if not parsed and not problems.problems:
-        problems.add(questions_path, None, "no questions")
+    parsed = parse_jsonl(questions_path, problems, lambda record, line: _parse_question(
+        record, questions_path, line, problems, doc_ids), "questions")
     problems.raise_if_any(f"dataset '{name}'")
     digest = sha256_of_files(docs_folder, doc_files, extra=[questions_path])
     return Dataset(name=name, documents=tuple(docs), questions=tuple(parsed), sha256=digest)

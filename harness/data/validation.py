@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from harness.data.records import DatasetError
+
+T = TypeVar("T")
 
 # How many problems one error message lists before it summarises the rest.
 MAX_REPORTED_PROBLEMS = 20
@@ -59,6 +61,26 @@ def iter_jsonl(path: Path, problems: ProblemList) -> Iterator[tuple[int, dict[st
                 problems.add(path, number, f"expected a JSON object, got {type(record).__name__}")
                 continue
             yield number, record
+
+
+def parse_jsonl(path: Path, problems: ProblemList, parse: Callable[[dict, int], T | None],
+                what: str) -> list[T]:
+    """``parse(record, line)`` of every line, refusing a second record with the same ``id`` and a
+    file without any record (``what`` names them in that message)."""
+    parsed: list[T] = []
+    seen: dict[str, int] = {}
+    for line, record in iter_jsonl(path, problems):
+        item = parse(record, line)
+        if item is None:
+            continue
+        if item.id in seen:
+            problems.add(path, line, f"field 'id': duplicate id '{item.id}' (first on line {seen[item.id]})")
+            continue
+        seen[item.id] = line
+        parsed.append(item)
+    if not parsed and not problems.problems:
+        problems.add(path, None, f"no {what}")
+    return parsed
 
 
 def field_value(record: dict, name: str, kind: type | tuple[type, ...], path: Path, line: int,

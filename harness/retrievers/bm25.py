@@ -19,8 +19,16 @@ def _load_index(folder):
     return bm25s.BM25.load(str(folder), allow_pickle=False, show_progress=False)
 
 
+def _map_index(folder):
+    import bm25s
+
+    return bm25s.BM25.load(str(folder), allow_pickle=False, show_progress=False, mmap=True)
+
+
 # bm25s's own format: JSON parameters and vocabulary, numpy arrays read without pickle.
 BM25_CODEC = Codec(_save_index, _load_index)
+# The same entry with its score matrix memory-mapped: pages are read from disk as queries need them.
+BM25_MAPPED_CODEC = Codec(_save_index, _map_index)
 
 
 class BM25Retriever(Retriever):
@@ -33,17 +41,18 @@ class BM25Retriever(Retriever):
         stemmer: a PyStemmer (Snowball) language such as ``english``, or null for none.
         stopwords: a bm25s stopword list name such as ``en``, or null for none.
         include_title: index ``title + " " + text``.
+        mmap: search the cached index memory-mapped (large corpora: the score matrix stays on disk).
     """
 
     def __init__(self, top_k: int, k1: float, b: float, method: str = "lucene",
                  stemmer: str | None = "english", stopwords: str | None = "en",
-                 include_title: bool = True) -> None:
+                 include_title: bool = True, mmap: bool = False) -> None:
         super().__init__(top_k)
         if k1 < 0 or not 0 <= b <= 1:
             raise ValueError(f"k1 must be >= 0 and b in [0, 1], got k1={k1}, b={b}")
         self.k1, self.b, self.method = k1, b, method
         self.stemmer_language, self.stopwords = stemmer, stopwords
-        self.include_title = include_title
+        self.include_title, self.mmap = include_title, mmap
         self._index = None
         self._size = 0
 
@@ -70,7 +79,15 @@ class BM25Retriever(Retriever):
             return model
 
         key = content_key(corpus_key, self.fingerprint(), bm25s.__version__)
-        self._index = cache.get_or_build("bm25", key, build, BM25_CODEC)
+        if not self.mmap:
+            self._index = cache.get_or_build("bm25", key, build, BM25_CODEC)
+        else:  # a fresh build is dropped once stored, then searched mapped like a cached one
+            self._index = cache.get("bm25", key, BM25_MAPPED_CODEC)
+            if self._index is None:
+                self._index = build()
+                cache.put("bm25", key, self._index, BM25_CODEC)
+                if cache.enabled:
+                    self._index = _map_index(cache.entry("bm25", key))
         self._size = len(chunks)
 
     def search(self, queries: list[str], k: int | None = None) -> list[ScoredChunks]:

@@ -18,6 +18,7 @@ from harness.tracking.base import Tracker
 from tests.conftest import PROJECT_ROOT, TINY_BEIR, TINY_DATASET_OVERRIDES
 
 CONF = PROJECT_ROOT / "conf"
+TINY_FLASHRAG = PROJECT_ROOT / "tests" / "data" / "tiny_flashrag"
 
 
 def options(group: str) -> list[str]:
@@ -101,6 +102,8 @@ def test_prompt_option_instantiates(compose):
     ["dataset=squad", f"dataset.path={PROJECT_ROOT / 'tests' / 'data' / 'squad_tiny.json'}"],
     TINY_DATASET_OVERRIDES,
     ["dataset=beir", f"dataset.path={TINY_BEIR}"],
+    ["dataset=flashrag", f"dataset.questions={TINY_FLASHRAG / 'test.jsonl'}", f"dataset.corpus={TINY_FLASHRAG / 'corpus.jsonl'}"],
+    ["dataset=hf", f"dataset.path={TINY_FLASHRAG / 'test.jsonl'}", f"dataset.corpus={TINY_FLASHRAG / 'corpus.jsonl'}"],
 ])
 def test_dataset_options_load(compose, overrides):
     dataset = instantiate(compose(overrides).dataset)
@@ -119,6 +122,10 @@ def test_experiments_compose(compose, option):
     if option == "scifact":
         overrides.append(f"dataset.path={TINY_BEIR}")
     cfg = compose(overrides, return_hydra_config=True)
+    if option.endswith("_flashrag"):  # presets of one dataset: a single run
+        assert cfg.dataset._target_ == "harness.data.flashrag.load_flashrag"
+        assert cfg.dataset.questions.endswith(".jsonl") and "wiki18_100w" in cfg.dataset.corpus
+        return
     assert cfg.hydra.mode.name == "MULTIRUN"
     assert cfg.hydra.sweeper.params
 

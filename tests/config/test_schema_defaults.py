@@ -15,7 +15,7 @@ from tests.conftest import PROJECT_ROOT
 
 CONF = PROJECT_ROOT / "conf"
 # Values the user gives on the command line (``???`` in the YAML).
-USER_GIVEN = {"dataset.path", "dataset.questions", "dataset.documents", "generator.path"}
+USER_GIVEN = {"dataset.path", "dataset.questions", "dataset.documents", "dataset.corpus", "generator.path"}
 GROUPS = ("dataset", "chunker", "retriever", "reranker", "generator", "prompt", "judge", "tracking", "stats", "human",
           "meta_eval", "routes", "router", "gates")
 

@@ -125,3 +125,18 @@ class ApiRerankMode(StrEnum):
 
     pointwise = "pointwise"
     listwise = "listwise"
+
+
+class IndexKind(StrEnum):
+    """Vector indexes of dense retrieval (``retriever.index``)."""
+
+    exact = "exact"
+    hnsw = "hnsw"
+    ivf = "ivf"
+
+
+class EncodingKind(StrEnum):
+    """Engines that embed a corpus (``retriever.encoding``)."""
+
+    local = "local"
+    ray = "ray"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List
+from typing import Any, Dict, List, Optional
 
 from omegaconf import MISSING
 
@@ -32,4 +32,59 @@ class SquadDatasetSchema(TargetSchema):
     documents: str = MISSING
 
 
-OPTIONS = {"questions_jsonl": QuestionsJsonlDatasetSchema, "beir": BeirDatasetSchema, "squad": SquadDatasetSchema}
+@dataclass
+class SubsetSchema(TargetSchema):
+    """``limit`` (the first N questions) or ``sample`` (N drawn with ``seed``); null: all."""
+
+    limit: Optional[int] = None
+    sample: Optional[int] = None
+    seed: int = MISSING
+
+
+@dataclass
+class FlashragDatasetSchema(SubsetSchema):
+    name: str = MISSING
+    questions: str = MISSING
+    corpus: str = MISSING
+
+
+@dataclass
+class HfFieldsSchema:
+    """Which column holds each part of a question; dotted paths reach into nested columns."""
+
+    question: str = MISSING
+    answers: Optional[str] = None
+    id: Optional[str] = None
+    relevant: Optional[str] = None
+    context: Optional[str] = None
+    context_title: Optional[str] = None
+
+
+@dataclass
+class HfCorpusFieldsSchema:
+    """A corpus row: ``id`` plus ``text`` (and ``title``), or FlashRAG's ``contents`` (title on line one)."""
+
+    id: str = MISSING
+    text: Optional[str] = None
+    title: Optional[str] = None
+    contents: Optional[str] = None
+
+
+@dataclass
+class HfDatasetSchema(SubsetSchema):
+    name: str = MISSING
+    path: str = MISSING
+    config_name: Optional[str] = None
+    split: str = MISSING
+    revision: Optional[str] = None
+    fields: HfFieldsSchema = MISSING
+    corpus: Optional[str] = None
+    corpus_config_name: Optional[str] = None
+    corpus_split: str = MISSING
+    corpus_fields: HfCorpusFieldsSchema = MISSING
+    cache_dir: Optional[str] = None
+    load_options: Dict[str, Any] = MISSING
+
+
+OPTIONS = {"questions_jsonl": QuestionsJsonlDatasetSchema, "beir": BeirDatasetSchema, "squad": SquadDatasetSchema,
+           "flashrag": FlashragDatasetSchema, "hf": HfDatasetSchema}
