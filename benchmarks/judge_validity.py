@@ -1,6 +1,6 @@
 """Every embedded scorer against people: QAGS factual consistency, through `harness meta-eval`.
 
-    python benchmarks/judge_validity.py [--limit 40] [--sets xsum cnndm] [--rubrics ...]
+    python benchmarks/judge_validity.py [--limit 40] [--sets xsum cnndm] [--rubrics ...] [--no-selfcheck]
 
 For each QAGS set (../shared/data/qags/) the README's recipe (harness.metaeval.qags) writes a
 dataset, a predictions file (summary = answer, article = its only context, UniEval's score as
@@ -12,6 +12,13 @@ combined columns of conf/metrics/combined.yaml whose members the run has, e.g.
 Pearson / Spearman / Kendall and n, beside UniEval on the same rows and the published full-set
 figures, plus the judge's items per second. `--limit N` takes the first N rows of each set (the
 local judge reads whole articles: all 474 rows take hours on 2 shared CPU cores).
+
+Then `harness align` fits a ridge combination of every embedded column (UniEval's `external/*`
+left out) to the human scores of each set and of both sets pooled, by nested cross-validation
+grouped by summary, and the held-out table is printed: every single column and the combination,
+held-out and in-sample Pearson / Spearman with bootstrap CIs. The self-check runs (it measures the
+`accuracy_threshold: auto` of each rubric on the set: `judge/<rubric>_threshold`) unless
+`--no-selfcheck`.
 """
 
 from __future__ import annotations
@@ -47,15 +54,16 @@ def harness(*args: str, cwd: Path) -> None:
         raise SystemExit(f"harness {' '.join(args[:3])} ... failed:\n{done.stderr[-3000:]}")
 
 
-def measure(name: str, source: Path, folder: Path, limit: int | None, rubrics: list[str], cache: Path) -> dict:
+def measure(name: str, source: Path, folder: Path, limit: int | None, rubrics: list[str], cache: Path,
+            selfcheck: bool) -> dict:
     rows = write_qags_run_inputs(source, folder, limit)
     run = folder / "run"
     start = time.perf_counter()
     harness("dataset=questions_jsonl", "dataset.name=qags", f"dataset.questions={folder / 'questions.jsonl'}",
             f"dataset.documents={folder / 'docs'}", "chunker=none", "generator=predictions",
             f"generator.path={folder / 'preds.jsonl'}", "metrics.answer.bertscore=null", "tracking=none",
-            # the self-check is for runs without labels; here people are the check
-            "judge=local", "judge.selfcheck.enabled=false", f"rubric=[{','.join(rubrics)}]", f"cache.dir={cache}", f"hydra.run.dir={run}", cwd=folder)
+            # the self-check measures each rubric's accuracy threshold on the set (accuracy_threshold: auto)
+            "judge=local", f"judge.selfcheck.enabled={str(selfcheck).lower()}", f"rubric=[{','.join(rubrics)}]", f"cache.dir={cache}", f"hydra.run.dir={run}", cwd=folder)
     seconds = time.perf_counter() - start
     report = folder / "report"
     harness("meta-eval", str(run), "--labels", str(folder / "labels.jsonl"), "--scale", "0", "1", "--no-tracking",
@@ -65,7 +73,28 @@ def measure(name: str, source: Path, folder: Path, limit: int | None, rubrics: l
     columns = {c: {**{s: _float(r[s]) for s in STATS}, "n": int(r["n"])} for c, r in table.items()}
     if "pmi_faithfulness" in rubrics and "likelihood_faithfulness" not in rubrics:
         columns[CONDITIONAL] = conditional_term(folder)
-    return {"rows": rows, "seconds": round(seconds, 1), "metrics": metrics, "columns": columns}
+    return {"rows": rows, "seconds": round(seconds, 1), "metrics": metrics, "columns": columns,
+            "align": align(run, folder / "labels.jsonl", folder / "align")}
+
+
+def align(run: Path, labels: Path, out: Path) -> dict:
+    """``harness align`` on a run: per column and split, the figures of align.csv."""
+    harness("align", str(run), "--labels", str(labels), "--scale", "0", "1", "--no-tracking", "--out-dir", str(out),
+            "--out", str(out / "aligned.yaml"), "--name", "qags", "--exclude", "external/*", cwd=out.parent)
+    rows = list(csv.DictReader((out / "align.csv").open()))
+    return {f"{r['column']}|{r['split']}": {k: (_float(v) if k not in ("column", "split") else v)
+                                            for k, v in r.items()} for r in rows}
+
+
+def pooled(results: dict, folders: dict[str, Path], out: Path) -> dict:
+    """Both sets as one table (summary ids are distinct across sets), aligned like one set."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "run").mkdir(exist_ok=True)
+    with (out / "run" / "per_question.jsonl").open("w") as table, (out / "labels.jsonl").open("w") as labels:
+        for folder in folders.values():
+            table.write((folder / "run" / "per_question.jsonl").read_text())
+            labels.write((folder / "labels.jsonl").read_text())
+    return align(out / "run", out / "labels.jsonl", out / "align")
 
 
 def conditional_term(folder: Path) -> dict:
@@ -98,9 +127,23 @@ def print_table(results: dict, rubrics: list[str]) -> None:
             print(f"{column[:48]:48s} {name:6s} {cells} {row['n']:>4d}")
         for label, figures in PUBLISHED[name].items():
             print(f"{label:48s} {name:6s} {' '.join(f'{v:>8.4f}' for v in figures)}  all")
-        per_item = result["metrics"].get("judge/seconds_per_judged_item")
+        metrics = result["metrics"]
+        per_item = metrics.get("judge/seconds_per_judged_item")
+        thresholds = {k: v for k, v in metrics.items() if k.startswith("judge/") and k.endswith("_threshold")}
+        accuracy = {k: v for k, v in metrics.items() if k.startswith("judge/") and k.endswith("_accuracy")}
         print(f"  {name}: {result['rows']} rows, harness run {result['seconds']} s"
-              + (f", {1 / per_item:.2f} judged items/s (all rubrics)" if per_item else ""))
+              + (f", {1 / per_item:.2f} judged items/s (all rubrics; self-check items not counted)" if per_item else "")
+              + "".join(f"; {k} {v:.4g}" for k, v in {**thresholds, **accuracy}.items()))
+
+
+def print_align(results: dict) -> None:
+    print(f"\nharness align (ridge over every embedded column; held_out = outer grouped folds)")
+    print(f"{'column':44s} {'set':6s} {'split':9s} {'Pearson [95% CI]':>24s} {'Spearman [95% CI]':>24s} {'n':>4s}")
+    for name, table in results.items():
+        for key, row in table.items():
+            cells = " ".join(f"{row[s]:>7.3f} [{row[s + '_ci_low']:>6.3f},{row[s + '_ci_high']:>6.3f}]"
+                             if row[s] is not None else f"{'-':>24s}" for s in ("pearson", "spearman"))
+            print(f"{row['column'][:44]:44s} {name:6s} {row['split']:9s} {cells} {int(row['n']):>4d}")
 
 
 def main() -> None:
@@ -109,14 +152,19 @@ def main() -> None:
     parser.add_argument("--sets", nargs="+", default=["xsum", "cnndm"], choices=["xsum", "cnndm"])
     parser.add_argument("--limit", type=int, default=None, help="first N rows of each set (default: all)")
     parser.add_argument("--rubrics", nargs="+", default=RUBRICS)
+    parser.add_argument("--no-selfcheck", action="store_true", help="skip the judge's self-check")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "judge_validity")
     args = parser.parse_args()
-    results = {}
+    results, folders = {}, {}
     for name in args.sets:
-        folder = args.out / f"{name}-{args.limit or 'all'}-{int(time.time())}"
-        results[name] = measure(name, args.path / f"qags_{name}.jsonl", folder, args.limit, args.rubrics,
-                                args.out / "cache")
+        folders[name] = args.out / f"{name}-{args.limit or 'all'}-{int(time.time())}"
+        results[name] = measure(name, args.path / f"qags_{name}.jsonl", folders[name], args.limit, args.rubrics,
+                                args.out / "cache", not args.no_selfcheck)
     print_table(results, args.rubrics)
+    aligned = {name: result["align"] for name, result in results.items()}
+    if len(folders) > 1:
+        aligned["pooled"] = results["pooled_align"] = pooled(results, folders, args.out / f"pooled-{int(time.time())}")
+    print_align(aligned)
     command = "python benchmarks/judge_validity.py " + " ".join(sys.argv[1:])
     (args.out / "judge_validity.json").write_text(json.dumps({"command": command, **results}, indent=2))
 
