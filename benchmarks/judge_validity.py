@@ -79,8 +79,13 @@ def measure(name: str, source: Path, folder: Path, limit: int | None, rubrics: l
 
 def align(run: Path, labels: Path, out: Path) -> dict:
     """``harness align`` on a run: per column and split, the figures of align.csv."""
-    harness("align", str(run), "--labels", str(labels), "--scale", "0", "1", "--no-tracking", "--out-dir", str(out),
-            "--out", str(out / "aligned.yaml"), "--name", "qags", "--exclude", "external/*", cwd=out.parent)
+    try:  # the scoring runs are kept either way: a failed alignment is reported, not fatal
+        harness("align", str(run), "--labels", str(labels), "--scale", "0", "1", "--no-tracking", "--out-dir",
+                str(out), "--out", str(out / "aligned.yaml"), "--name", "qags", "--exclude", "external/*",
+                cwd=out.parent)
+    except SystemExit as err:
+        print(err, file=sys.stderr)
+        return {}
     rows = list(csv.DictReader((out / "align.csv").open()))
     return {f"{r['column']}|{r['split']}": {k: (_float(v) if k not in ("column", "split") else v)
                                             for k, v in r.items()} for r in rows}
@@ -136,6 +141,44 @@ def print_table(results: dict, rubrics: list[str]) -> None:
               + "".join(f"; {k} {v:.4g}" for k, v in {**thresholds, **accuracy}.items()))
 
 
+def speed(path: Path, sets: list[str], count: int, batch_sizes: list[int], dtypes: list[str]) -> list[dict]:
+    """Items per second of the likelihood_faithfulness rubric (one forward pass per item over the
+    article and its summary) on the first ``count`` rows of each set, in this process, per judge
+    batch size and dtype; with the scores' Pearson against the first setting's (same items)."""
+    from hydra.utils import instantiate
+
+    from harness.cli.compose import compose
+    from harness.judges.items import JudgeItem
+
+    items = []
+    for name in sets:
+        for line in (path / f"qags_{name}.jsonl").open().readlines()[:count]:
+            row = json.loads(line)
+            items.append(JudgeItem(question_id=row["id"], target="with_context", question="Summarise the article.",
+                                   answer=row["summary"], ground_truth=row["summary"], expected_answer=row["summary"],
+                                   contexts=(("", row["source"]),), gold_rank=None))
+    results, reference = [], None
+    for dtype in dtypes:
+        for batch in batch_sizes:
+            cfg = compose(["judge=local", f"judge.batch_size={batch}", f"judge.dtype={dtype}",
+                           "rubric=[likelihood_faithfulness]"])
+            judge, rubric = instantiate(cfg.judge), instantiate(cfg.rubrics.likelihood_faithfulness)
+            rubric.evaluate(judge, items[:2])  # loads the model, warms up
+            start = time.perf_counter()
+            scores = [j.score for j in rubric.evaluate(judge, items)]
+            seconds = time.perf_counter() - start
+            reference = reference or scores
+            results.append({"dtype": dtype, "batch_size": batch, "items": len(items),
+                            "items_per_second": len(items) / seconds,
+                            "pearson_vs_first": float(pearsonr(scores, reference)[0]),
+                            "max_abs_diff_vs_first": max(abs(a - b) for a, b in zip(scores, reference))})
+            print(f"likelihood_faithfulness dtype={dtype:9s} batch_size={batch:3d}: "
+                  f"{results[-1]['items_per_second']:.2f} items/s over {len(items)} QAGS items; scores vs the first "
+                  f"setting: Pearson {results[-1]['pearson_vs_first']:.6f}, max |diff| "
+                  f"{results[-1]['max_abs_diff_vs_first']:.2e}", flush=True)
+    return results
+
+
 def print_align(results: dict) -> None:
     print(f"\nharness align (ridge over every embedded column; held_out = outer grouped folds)")
     print(f"{'column':44s} {'set':6s} {'split':9s} {'Pearson [95% CI]':>24s} {'Spearman [95% CI]':>24s} {'n':>4s}")
@@ -153,8 +196,18 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="first N rows of each set (default: all)")
     parser.add_argument("--rubrics", nargs="+", default=RUBRICS)
     parser.add_argument("--no-selfcheck", action="store_true", help="skip the judge's self-check")
+    parser.add_argument("--speed", type=int, metavar="N", help="only time likelihood scoring on the first N rows "
+                        "of each set, per --batch-sizes and --dtypes (no harness run, no alignment)")
+    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1, 8])
+    parser.add_argument("--dtypes", nargs="+", default=["float32", "bfloat16"])
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "judge_validity")
     args = parser.parse_args()
+    if args.speed:
+        figures = speed(args.path, args.sets, args.speed, args.batch_sizes, args.dtypes)
+        args.out.mkdir(parents=True, exist_ok=True)
+        command = "python benchmarks/judge_validity.py " + " ".join(sys.argv[1:])
+        (args.out / "judge_speed.json").write_text(json.dumps({"command": command, "speed": figures}, indent=2))
+        return
     results, folders = {}, {}
     for name in args.sets:
         folders[name] = args.out / f"{name}-{args.limit or 'all'}-{int(time.time())}"
