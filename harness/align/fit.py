@@ -40,7 +40,7 @@ class Combination:
 
 def _search(settings: AlignSettings, groups: np.ndarray):
     from sklearn.impute import SimpleImputer
-    from sklearn.model_selection import GridSearchCV, GroupKFold
+    from sklearn.model_selection import GridSearchCV
     from sklearn.linear_model import Ridge
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
@@ -49,20 +49,18 @@ def _search(settings: AlignSettings, groups: np.ndarray):
     if folds < 2:
         raise ValueError("too few labelled questions for an inner cross-validation (need 2 or more per split)")
     model = make_pipeline(SimpleImputer(strategy="mean", keep_empty_features=True), StandardScaler(), Ridge())
-    return GridSearchCV(model, {"ridge__alpha": list(settings.alphas)}, cv=GroupKFold(n_splits=folds),
+    return GridSearchCV(model, {"ridge__alpha": list(settings.alphas)}, cv=settings.folds(folds, folds),
                         scoring="neg_mean_squared_error")
 
 
 def predictions(x: np.ndarray, y: np.ndarray, groups: np.ndarray, settings: AlignSettings) -> Predictions:
     """Held-out predictions from the outer grouped folds, and in-sample ones."""
-    from sklearn.model_selection import GroupKFold
-
     questions = len(set(groups))
     folds = min(settings.outer_folds, questions)
     if folds < 2 or questions < 2 * 2:
         raise ValueError(f"{questions} labelled questions are too few for nested cross-validation")
     held_out = np.full(len(y), np.nan)
-    for train, test in GroupKFold(n_splits=folds).split(x, y, groups):
+    for train, test in settings.folds(folds, questions).split(x, y, groups):
         search = _search(settings, groups[train]).fit(x[train], y[train], groups=groups[train])
         held_out[test] = search.predict(x[test])
     in_sample = _search(settings, groups).fit(x, y, groups=groups).predict(x)

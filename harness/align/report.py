@@ -58,27 +58,10 @@ class AlignReport:
 
     def rows(self) -> list[dict[str, object]]:
         """``align.csv``: the combination first, then the columns by held-out Pearson, best first."""
-        def key(a: Agreement):
-            held = self.figure(a.column, HELD_OUT)
-            return a.column != ALIGNED, math.isnan(held), -held if not math.isnan(held) else 0, a.column, a.split
-
-        rows = []
-        for a in sorted(self.agreements, key=key):
-            row: dict[str, object] = {"column": a.column, "split": a.split}
-            for s in STATISTICS:
-                e = a.estimates[s]
-                row.update({s: e.value, f"{s}_ci_low": e.low, f"{s}_ci_high": e.high})
-            row["n"] = a.n
-            rows.append(row)
-        return rows
+        return agreement_rows(self.agreements, lambda a: a.column != ALIGNED)
 
     def csv_text(self) -> str:
-        out = io.StringIO()
-        rows = self.rows()
-        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-        return out.getvalue()
+        return csv_text(self.rows())
 
     def metrics(self) -> dict[str, float]:
         out = {f"align/{row['split']}/{s}/{row['column']}": float(row[s]) for row in self.rows() for s in STATISTICS}
@@ -93,11 +76,7 @@ class AlignReport:
         lines = [f"harness align: {self.kind} labels, dimension '{self.dimension}', {len(self.design.y)} rows over "
                  f"{len(set(self.design.groups))} questions; {self.settings.outer_folds} outer grouped folds "
                  f"(held_out), penalty chosen by {self.settings.inner_folds} inner folds; {level} bootstrap CIs",
-                 f"{'column':44s} {'split':9s} {'pearson':>24s} {'spearman':>24s} {'kendall':>24s} {'n':>5s}"]
-        for row in self.rows():
-            cells = " ".join(f"{row[s]:>7.3f} [{row[f'{s}_ci_low']:>6.3f},{row[f'{s}_ci_high']:>6.3f}]"
-                             for s in STATISTICS)
-            lines.append(f"{str(row['column'])[:44]:44s} {row['split']:9s} {cells} {row['n']:>5d}")
+                 *table_lines(self.rows())]
         for c in self.ceilings:
             if c.dimension == self.dimension:
                 lines.append(f"ceiling (annotator vs annotator, {c.pairs} pair(s)): pearson {c.pearson:.3f}, "
@@ -136,6 +115,43 @@ class AlignReport:
         paths[1].write_text(self.text(), encoding="utf-8")
         paths.append(write_scatter(self, folder / CHART_NAME))
         return paths
+
+
+def agreement_rows(agreements: list[Agreement], first) -> list[dict[str, object]]:
+    """Flat rows (``column``, ``split``, each statistic with its CI, ``n``): rows with ``first(a)``
+    false come first, then by held-out Pearson, best first, in-sample before held-out."""
+    held = {a.column: a.estimates["pearson"].value for a in agreements if a.split == HELD_OUT}
+
+    def key(a: Agreement):
+        value = held.get(a.column, math.nan)
+        return first(a), math.isnan(value), -value if not math.isnan(value) else 0, a.column, a.split
+
+    rows = []
+    for a in sorted(agreements, key=key):
+        row: dict[str, object] = {"column": a.column, "split": a.split}
+        for s in STATISTICS:
+            e = a.estimates[s]
+            row.update({s: e.value, f"{s}_ci_low": e.low, f"{s}_ci_high": e.high})
+        row["n"] = a.n
+        rows.append(row)
+    return rows
+
+
+def csv_text(rows: list[dict[str, object]]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def table_lines(rows: list[dict[str, object]]) -> list[str]:
+    """The printed table: a header and one line per row, each statistic with its CI."""
+    lines = [f"{'column':44s} {'split':9s} {'pearson':>24s} {'spearman':>24s} {'kendall':>24s} {'n':>5s}"]
+    for row in rows:
+        cells = " ".join(f"{row[s]:>7.3f} [{row[f'{s}_ci_low']:>6.3f},{row[f'{s}_ci_high']:>6.3f}]" for s in STATISTICS)
+        lines.append(f"{str(row['column'])[:44]:44s} {row['split']:9s} {cells} {row['n']:>5d}")
+    return lines
 
 
 def _round(value: float) -> float | None:

@@ -15,6 +15,7 @@ class AlignSettings:
         alphas: the ridge penalties searched (columns are standardised first).
         min_coverage: the share of labelled rows a column must have a value on to be an input.
         exclude: fnmatch patterns of columns never used as inputs.
+        seed: shuffles the questions before they are dealt into folds.
     """
 
     outer_folds: int
@@ -22,14 +23,23 @@ class AlignSettings:
     alphas: tuple[float, ...]
     min_coverage: float
     exclude: tuple[str, ...] = ()
+    seed: int = 0
 
     @classmethod
-    def of(cls, value: Mapping[str, Any], extra_exclude: Sequence[str] = ()) -> "AlignSettings":
+    def folds(self, count: int, questions: int):
+        """``GroupKFold`` over at most ``questions`` folds, questions shuffled by the seed (unshuffled,
+        questions in file order would be dealt alternately, e.g. all right answers into one fold)."""
+        from sklearn.model_selection import GroupKFold
+
+        return GroupKFold(n_splits=min(count, questions), shuffle=True, random_state=self.seed)
+
+    @classmethod
+    def of(cls, value: Mapping[str, Any], extra_exclude: Sequence[str] = (), seed: int = 0) -> "AlignSettings":
         try:
             settings = cls(outer_folds=int(value["outer_folds"]), inner_folds=int(value["inner_folds"]),
                            alphas=tuple(float(a) for a in value["alphas"]),
                            min_coverage=float(value["min_coverage"]),
-                           exclude=tuple(value.get("exclude") or ()) + tuple(extra_exclude))
+                           exclude=tuple(value.get("exclude") or ()) + tuple(extra_exclude), seed=int(seed))
         except KeyError as err:
             raise ValueError(f"meta_eval.align.{err.args[0]} is not set") from None
         if settings.outer_folds < 2 or settings.inner_folds < 2:

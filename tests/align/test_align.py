@@ -98,14 +98,12 @@ def test_pairwise_preferences_recover_the_weights_of_the_differences(tmp_path, s
 
 
 def test_grouped_folds_never_split_a_question(tmp_path, settings_for):
-    from sklearn.model_selection import GroupKFold
-
     columns, human = synthetic()
     labels = labels_file(tmp_path / "l.jsonl", "q", {"x": list(human), "y": list(human + 1)})
     report = align([read_run_table(run_folder(tmp_path, "run", columns))], labels, settings_for(FAST),
                    AlignSettings.of(settings_for(FAST).align))
     groups = report.design.groups
-    for train, test in GroupKFold(n_splits=5).split(report.design.x, report.design.y, groups):
+    for train, test in report.settings.folds(5, QUESTIONS).split(report.design.x, report.design.y, groups):
         assert not set(groups[train]) & set(groups[test])
     assert len(groups) == len(set(groups)) == QUESTIONS  # absolute: one row per question (the mean rating)
 
