@@ -8,6 +8,7 @@ import json
 
 import pytest
 import yaml
+from hydra.utils import instantiate
 from werkzeug import Request, Response
 
 from harness.align.few_shot import pick_examples
@@ -79,8 +80,9 @@ def test_few_shot_against_an_openai_compatible_server(tmp_path, httpserver, monk
         assert sum(1 for _ in handle) == 5  # header + before/after x in-sample/held-out
 
 
+@pytest.mark.slow
 def test_few_shot_with_the_embedded_model_and_the_rubric_loads(tmp_path, capsys, compose):
-    run, labels, _ = answered_run(tmp_path, 6)
+    run, labels, _ = answered_run(tmp_path, 4)
     assert main([str(run), "--labels", str(labels), "--few-shot", "2", "--scale", "1", "5", "--no-tracking",
                  "--config-dir", str(tmp_path / "conf"), "--name", "graded", "judge=local",
                  "rubric=[answer_score]", *FAST]) == 0
@@ -90,3 +92,7 @@ def test_few_shot_with_the_embedded_model_and_the_rubric_loads(tmp_path, capsys,
     local = yaml.safe_load(text)["local"]["messages"]
     assert [m["role"] for m in local] == ["user", "assistant", "user", "assistant", "user"]
     assert {local[1]["content"], local[3]["content"]} == {"yes", "no"}  # the local judge's replies, nearest value
+    # a later run picks it like any rubric (`harness --config-dir conf 'rubric=[graded]'`)
+    cfg = compose([f"hydra.searchpath=[file://{tmp_path / 'conf'}]", "rubric=[graded]", "judge=local"])
+    graded = instantiate(cfg.rubrics.graded)
+    assert graded.column == "graded" and len(graded.local_messages) == 5
