@@ -198,6 +198,8 @@ def main() -> None:
     parser.add_argument("--no-selfcheck", action="store_true", help="skip the judge's self-check")
     parser.add_argument("--speed", type=int, metavar="N", help="only time likelihood scoring on the first N rows "
                         "of each set, per --batch-sizes and --dtypes (no harness run, no alignment)")
+    parser.add_argument("--reuse", type=Path, metavar="OUT", help="no harness runs: align again the newest "
+                        "<set>-* run folders of an earlier --out folder (e.g. after changing meta_eval.align)")
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1, 8])
     parser.add_argument("--dtypes", nargs="+", default=["float32", "bfloat16"])
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "judge_validity")
@@ -207,6 +209,15 @@ def main() -> None:
         args.out.mkdir(parents=True, exist_ok=True)
         command = "python benchmarks/judge_validity.py " + " ".join(sys.argv[1:])
         (args.out / "judge_speed.json").write_text(json.dumps({"command": command, "speed": figures}, indent=2))
+        return
+    if args.reuse:
+        folders = {name: max(args.reuse.glob(f"{name}-*"), key=lambda p: p.stat().st_mtime) for name in args.sets}
+        aligned = {name: align(folder / "run", folder / "labels.jsonl", folder / "align") for name, folder in folders.items()}
+        if len(folders) > 1:
+            aligned["pooled"] = pooled({}, folders, args.reuse / f"pooled-{int(time.time())}")
+        print_align(aligned)
+        command = "python benchmarks/judge_validity.py " + " ".join(sys.argv[1:])
+        (args.reuse / "judge_align.json").write_text(json.dumps({"command": command, "align": aligned}, indent=2))
         return
     results, folders = {}, {}
     for name in args.sets:
