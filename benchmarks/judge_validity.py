@@ -1,6 +1,6 @@
 """Every embedded scorer against people: QAGS factual consistency, through `harness meta-eval`.
 
-    python benchmarks/judge_validity.py [--limit 40] [--sets xsum cnndm] [--rubrics ...]
+    python benchmarks/judge_validity.py [--limit 40] [--sets xsum cnndm] [--rubrics ...] [--no-selfcheck]
 
 For each QAGS set (../shared/data/qags/) the README's recipe (harness.metaeval.qags) writes a
 dataset, a predictions file (summary = answer, article = its only context, UniEval's score as
@@ -12,6 +12,13 @@ combined columns of conf/metrics/combined.yaml whose members the run has, e.g.
 Pearson / Spearman / Kendall and n, beside UniEval on the same rows and the published full-set
 figures, plus the judge's items per second. `--limit N` takes the first N rows of each set (the
 local judge reads whole articles: all 474 rows take hours on 2 shared CPU cores).
+
+Then `harness align` fits a ridge combination of every embedded column (UniEval's `external/*`
+left out) to the human scores of each set and of both sets pooled, by nested cross-validation
+grouped by summary, and the held-out table is printed: every single column and the combination,
+held-out and in-sample Pearson / Spearman with bootstrap CIs. The self-check runs (it measures the
+`accuracy_threshold: auto` of each rubric on the set: `judge/<rubric>_threshold`) unless
+`--no-selfcheck`.
 """
 
 from __future__ import annotations
@@ -47,15 +54,16 @@ def harness(*args: str, cwd: Path) -> None:
         raise SystemExit(f"harness {' '.join(args[:3])} ... failed:\n{done.stderr[-3000:]}")
 
 
-def measure(name: str, source: Path, folder: Path, limit: int | None, rubrics: list[str], cache: Path) -> dict:
+def measure(name: str, source: Path, folder: Path, limit: int | None, rubrics: list[str], cache: Path,
+            selfcheck: bool) -> dict:
     rows = write_qags_run_inputs(source, folder, limit)
     run = folder / "run"
     start = time.perf_counter()
     harness("dataset=questions_jsonl", "dataset.name=qags", f"dataset.questions={folder / 'questions.jsonl'}",
             f"dataset.documents={folder / 'docs'}", "chunker=none", "generator=predictions",
             f"generator.path={folder / 'preds.jsonl'}", "metrics.answer.bertscore=null", "tracking=none",
-            # the self-check is for runs without labels; here people are the check
-            "judge=local", "judge.selfcheck.enabled=false", f"rubric=[{','.join(rubrics)}]", f"cache.dir={cache}", f"hydra.run.dir={run}", cwd=folder)
+            # the self-check measures each rubric's accuracy threshold on the set (accuracy_threshold: auto)
+            "judge=local", f"judge.selfcheck.enabled={str(selfcheck).lower()}", f"rubric=[{','.join(rubrics)}]", f"cache.dir={cache}", f"hydra.run.dir={run}", cwd=folder)
     seconds = time.perf_counter() - start
     report = folder / "report"
     harness("meta-eval", str(run), "--labels", str(folder / "labels.jsonl"), "--scale", "0", "1", "--no-tracking",
@@ -65,7 +73,33 @@ def measure(name: str, source: Path, folder: Path, limit: int | None, rubrics: l
     columns = {c: {**{s: _float(r[s]) for s in STATS}, "n": int(r["n"])} for c, r in table.items()}
     if "pmi_faithfulness" in rubrics and "likelihood_faithfulness" not in rubrics:
         columns[CONDITIONAL] = conditional_term(folder)
-    return {"rows": rows, "seconds": round(seconds, 1), "metrics": metrics, "columns": columns}
+    return {"rows": rows, "seconds": round(seconds, 1), "metrics": metrics, "columns": columns,
+            "align": align(run, folder / "labels.jsonl", folder / "align")}
+
+
+def align(run: Path, labels: Path, out: Path) -> dict:
+    """``harness align`` on a run: per column and split, the figures of align.csv."""
+    try:  # the scoring runs are kept either way: a failed alignment is reported, not fatal
+        harness("align", str(run), "--labels", str(labels), "--scale", "0", "1", "--no-tracking", "--out-dir",
+                str(out), "--out", str(out / "aligned.yaml"), "--name", "qags", "--exclude", "external/*",
+                cwd=out.parent)
+    except SystemExit as err:
+        print(err, file=sys.stderr)
+        return {}
+    rows = list(csv.DictReader((out / "align.csv").open()))
+    return {f"{r['column']}|{r['split']}": {k: (_float(v) if k not in ("column", "split") else v)
+                                            for k, v in r.items()} for r in rows}
+
+
+def pooled(results: dict, folders: dict[str, Path], out: Path) -> dict:
+    """Both sets as one table (summary ids are distinct across sets), aligned like one set."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "run").mkdir(exist_ok=True)
+    with (out / "run" / "per_question.jsonl").open("w") as table, (out / "labels.jsonl").open("w") as labels:
+        for folder in folders.values():
+            table.write((folder / "run" / "per_question.jsonl").read_text())
+            labels.write((folder / "labels.jsonl").read_text())
+    return align(out / "run", out / "labels.jsonl", out / "align")
 
 
 def conditional_term(folder: Path) -> dict:
@@ -98,9 +132,61 @@ def print_table(results: dict, rubrics: list[str]) -> None:
             print(f"{column[:48]:48s} {name:6s} {cells} {row['n']:>4d}")
         for label, figures in PUBLISHED[name].items():
             print(f"{label:48s} {name:6s} {' '.join(f'{v:>8.4f}' for v in figures)}  all")
-        per_item = result["metrics"].get("judge/seconds_per_judged_item")
+        metrics = result["metrics"]
+        per_item = metrics.get("judge/seconds_per_judged_item")
+        thresholds = {k: v for k, v in metrics.items() if k.startswith("judge/") and k.endswith("_threshold")}
+        accuracy = {k: v for k, v in metrics.items() if k.startswith("judge/") and k.endswith("_accuracy")}
         print(f"  {name}: {result['rows']} rows, harness run {result['seconds']} s"
-              + (f", {1 / per_item:.2f} judged items/s (all rubrics)" if per_item else ""))
+              + (f", {1 / per_item:.2f} judged items/s (all rubrics; self-check items not counted)" if per_item else "")
+              + "".join(f"; {k} {v:.4g}" for k, v in {**thresholds, **accuracy}.items()))
+
+
+def speed(path: Path, sets: list[str], count: int, batch_sizes: list[int], dtypes: list[str]) -> list[dict]:
+    """Items per second of the likelihood_faithfulness rubric (one forward pass per item over the
+    article and its summary) on the first ``count`` rows of each set, in this process, per judge
+    batch size and dtype; with the scores' Pearson against the first setting's (same items)."""
+    from hydra.utils import instantiate
+
+    from harness.cli.compose import compose
+    from harness.judges.items import JudgeItem
+
+    items = []
+    for name in sets:
+        for line in (path / f"qags_{name}.jsonl").open().readlines()[:count]:
+            row = json.loads(line)
+            items.append(JudgeItem(question_id=row["id"], target="with_context", question="Summarise the article.",
+                                   answer=row["summary"], ground_truth=row["summary"], expected_answer=row["summary"],
+                                   contexts=(("", row["source"]),), gold_rank=None))
+    results, reference = [], None
+    for dtype in dtypes:
+        for batch in batch_sizes:
+            cfg = compose(["judge=local", f"judge.batch_size={batch}", f"judge.dtype={dtype}",
+                           "rubric=[likelihood_faithfulness]"])
+            judge, rubric = instantiate(cfg.judge), instantiate(cfg.rubrics.likelihood_faithfulness)
+            rubric.evaluate(judge, items[:2])  # loads the model, warms up
+            start = time.perf_counter()
+            scores = [j.score for j in rubric.evaluate(judge, items)]
+            seconds = time.perf_counter() - start
+            reference = reference or scores
+            results.append({"dtype": dtype, "batch_size": batch, "items": len(items),
+                            "items_per_second": len(items) / seconds,
+                            "pearson_vs_first": float(pearsonr(scores, reference)[0]),
+                            "max_abs_diff_vs_first": max(abs(a - b) for a, b in zip(scores, reference))})
+            print(f"likelihood_faithfulness dtype={dtype:9s} batch_size={batch:3d}: "
+                  f"{results[-1]['items_per_second']:.2f} items/s over {len(items)} QAGS items; scores vs the first "
+                  f"setting: Pearson {results[-1]['pearson_vs_first']:.6f}, max |diff| "
+                  f"{results[-1]['max_abs_diff_vs_first']:.2e}", flush=True)
+    return results
+
+
+def print_align(results: dict) -> None:
+    print(f"\nharness align (ridge over every embedded column; held_out = outer grouped folds)")
+    print(f"{'column':44s} {'set':6s} {'split':9s} {'Pearson [95% CI]':>24s} {'Spearman [95% CI]':>24s} {'n':>4s}")
+    for name, table in results.items():
+        for key, row in table.items():
+            cells = " ".join(f"{row[s]:>7.3f} [{row[s + '_ci_low']:>6.3f},{row[s + '_ci_high']:>6.3f}]"
+                             if row[s] is not None else f"{'-':>24s}" for s in ("pearson", "spearman"))
+            print(f"{row['column'][:44]:44s} {name:6s} {row['split']:9s} {cells} {int(row['n']):>4d}")
 
 
 def main() -> None:
@@ -109,14 +195,40 @@ def main() -> None:
     parser.add_argument("--sets", nargs="+", default=["xsum", "cnndm"], choices=["xsum", "cnndm"])
     parser.add_argument("--limit", type=int, default=None, help="first N rows of each set (default: all)")
     parser.add_argument("--rubrics", nargs="+", default=RUBRICS)
+    parser.add_argument("--no-selfcheck", action="store_true", help="skip the judge's self-check")
+    parser.add_argument("--speed", type=int, metavar="N", help="only time likelihood scoring on the first N rows "
+                        "of each set, per --batch-sizes and --dtypes (no harness run, no alignment)")
+    parser.add_argument("--reuse", type=Path, metavar="OUT", help="no harness runs: align again the newest "
+                        "<set>-* run folders of an earlier --out folder (e.g. after changing meta_eval.align)")
+    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1, 8])
+    parser.add_argument("--dtypes", nargs="+", default=["float32", "bfloat16"])
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "judge_validity")
     args = parser.parse_args()
-    results = {}
+    if args.speed:
+        figures = speed(args.path, args.sets, args.speed, args.batch_sizes, args.dtypes)
+        args.out.mkdir(parents=True, exist_ok=True)
+        command = "python benchmarks/judge_validity.py " + " ".join(sys.argv[1:])
+        (args.out / "judge_speed.json").write_text(json.dumps({"command": command, "speed": figures}, indent=2))
+        return
+    if args.reuse:
+        folders = {name: max(args.reuse.glob(f"{name}-*"), key=lambda p: p.stat().st_mtime) for name in args.sets}
+        aligned = {name: align(folder / "run", folder / "labels.jsonl", folder / "align") for name, folder in folders.items()}
+        if len(folders) > 1:
+            aligned["pooled"] = pooled({}, folders, args.reuse / f"pooled-{int(time.time())}")
+        print_align(aligned)
+        command = "python benchmarks/judge_validity.py " + " ".join(sys.argv[1:])
+        (args.reuse / "judge_align.json").write_text(json.dumps({"command": command, "align": aligned}, indent=2))
+        return
+    results, folders = {}, {}
     for name in args.sets:
-        folder = args.out / f"{name}-{args.limit or 'all'}-{int(time.time())}"
-        results[name] = measure(name, args.path / f"qags_{name}.jsonl", folder, args.limit, args.rubrics,
-                                args.out / "cache")
+        folders[name] = args.out / f"{name}-{args.limit or 'all'}-{int(time.time())}"
+        results[name] = measure(name, args.path / f"qags_{name}.jsonl", folders[name], args.limit, args.rubrics,
+                                args.out / "cache", not args.no_selfcheck)
     print_table(results, args.rubrics)
+    aligned = {name: result["align"] for name, result in results.items()}
+    if len(folders) > 1:
+        aligned["pooled"] = results["pooled_align"] = pooled(results, folders, args.out / f"pooled-{int(time.time())}")
+    print_align(aligned)
     command = "python benchmarks/judge_validity.py " + " ".join(sys.argv[1:])
     (args.out / "judge_validity.json").write_text(json.dumps({"command": command, **results}, indent=2))
 

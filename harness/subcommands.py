@@ -10,6 +10,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
                  "export annotation sheets of a run, import them: kappa, correlations, judge calibration"),
     "meta-eval": ("harness.cli.meta_eval",
                   "how far every metric and judge column of a run agrees with human labels"),
+    "align": ("harness.cli.align",
+              "fit a combination of a run's columns to human labels; agreement on held-out questions"),
     "reproduce": ("harness.cli.reproduce",
                   "re-run a logged run from its logged overrides and diff every metric against it"),
     "report": ("harness.cli.report",

@@ -38,6 +38,19 @@ def compose(overrides: list[str], tracking_uri: str | None = None) -> DictConfig
     return cfg
 
 
+def parse_with_overrides(parser: argparse.ArgumentParser, argv: list[str], pattern) -> tuple[argparse.Namespace, list[str]]:
+    """Parses ``argv``; the arguments ``pattern`` matches (Hydra overrides such as
+    ``meta_eval.bootstrap.resamples=50``), wherever they stand, are returned apart and removed
+    from ``args.runs``; any other unknown argument is a usage error."""
+    args, extra = parser.parse_known_args(argv)
+    unknown = [a for a in extra if not pattern.match(a)]
+    if unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    overrides = [a for a in [*args.runs, *extra] if pattern.match(a)]
+    args.runs = [a for a in args.runs if not pattern.match(a)]
+    return args, overrides
+
+
 def tracker(cfg: DictConfig):
     """The configured tracker (:class:`harness.tracking.base.Tracker`)."""
     from hydra.utils import instantiate

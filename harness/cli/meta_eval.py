@@ -26,7 +26,8 @@ from pathlib import Path
 from hydra.errors import HydraException
 from hydra.utils import instantiate
 
-from harness.cli.compose import add_tracking_argument, compose, log_or_keep, run_table, tracker
+from harness.cli.compose import (add_tracking_argument, compose, log_or_keep, parse_with_overrides,
+                                  run_table, tracker)
 from harness.data.records import DatasetError
 
 FALLBACK_DIR = "meta_eval_report"  # where the files go when MLflow logging fails and no --out-dir was given
@@ -43,12 +44,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--out-dir", type=Path, help="also keep the report files in this folder")
     parser.add_argument("--no-tracking", action="store_true", help="print only; log nothing to MLflow")
     add_tracking_argument(parser)
-    args, extra = parser.parse_known_args(argv)
-    unknown = [a for a in extra if not _OVERRIDE.match(a)]
-    if unknown:
-        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
-    overrides = [a for a in [*args.runs, *extra] if _OVERRIDE.match(a)]
-    args.runs = [a for a in args.runs if not _OVERRIDE.match(a)]
+    args, overrides = parse_with_overrides(parser, argv, _OVERRIDE)
     if len(args.runs) not in (1, 2):
         parser.error(f"give one run (absolute ratings) or two (pairwise preferences), got {len(args.runs)}")
     try:

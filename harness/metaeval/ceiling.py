@@ -67,8 +67,10 @@ def ceilings(labels: Labels, scale: Scale | None, min_pairs: int) -> list[Ceilin
             x, y = [ratings[first][q] for q in shared], [ratings[second][q] for q in shared]
             per_pair["pearson"].append(correlation("pearson", x, y))
             per_pair["spearman"].append(correlation("spearman", x, y))
-            per_pair["kappa"].append(cohen_kappa(x, y, scale_levels))
-            per_pair["kappa_quadratic"].append(cohen_kappa(x, y, scale_levels, weights="quadratic"))
+            discrete = all(float(v).is_integer() for v in x + y)  # kappa counts levels: none on a continuous scale
+            per_pair["kappa"].append(cohen_kappa(x, y, scale_levels) if discrete else math.nan)
+            per_pair["kappa_quadratic"].append(cohen_kappa(x, y, scale_levels, weights="quadratic")
+                                               if discrete else math.nan)
         if pairs:
             results.append(Ceiling(dimension, pairs, **{name: _mean(v) for name, v in per_pair.items()}))
     return results

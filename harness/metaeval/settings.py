@@ -43,10 +43,14 @@ class MetaEvalSettings:
         headline: the statistic that sorts, is charted and is set against the ceiling.
         min_pairs: fewest questions (absolute) or label rows (pairwise) per correlation.
         experiment_name: MLflow experiment for a report on a local run folder.
+        align: the settings of ``harness align`` (:class:`harness.align.settings.AlignSettings`
+            reads and checks them), kept here as given.
     """
 
     def __init__(self, bootstrap: Mapping[str, Any], absolute_scale: Sequence[float] | None,
-                 pairwise_scale: Sequence[float], headline: str, min_pairs: int, experiment_name: str) -> None:
+                 pairwise_scale: Sequence[float], headline: str, min_pairs: int, experiment_name: str,
+                 align: Mapping[str, Any] | None = None) -> None:
+        self.align = dict(align or {})
         self.resamples = int(bootstrap["resamples"])
         self.confidence = float(bootstrap["confidence"])
         self.seed = int(bootstrap["seed"])

@@ -29,7 +29,11 @@ class ContextDeltaSuite(MetricSuite):
     ``missing_<condition>`` and ``unpaired``.
 
     Args:
-        threshold: a score at or above it counts as accurate (seed 004: 7).
+        threshold: a score at or above it counts as accurate (seed 004: 7), or ``auto``: the
+            accuracy threshold the judging stage applied to ``judge_rubric`` in this run (its
+            fixed number, or the one its self-check measured with ``accuracy_threshold: auto``).
+            With ``auto`` and no such threshold (proxy scoring, self-check off) accuracy and the
+            delta are not reported.
         bands: ``[{min_delta_pp, label, exclusive}]``; the band with the highest minimum that the
             delta reaches (exceeds, when ``exclusive``) names it (seed 004's interpretation table).
         judge_rubric: the rubric name whose ``<name>/with_context`` and ``<name>/no_context``
@@ -40,9 +44,13 @@ class ContextDeltaSuite(MetricSuite):
             null runs none.
     """
 
-    def __init__(self, threshold: float, bands: list, judge_rubric: str | None = None,
+    def __init__(self, threshold: float | str, bands: list, judge_rubric: str | None = None,
                  pack_name: str = "run", significance: dict | None = None) -> None:
-        self.threshold = float(threshold)
+        self.auto = threshold == "auto"
+        try:
+            self.threshold: float | None = None if self.auto else float(threshold)
+        except (TypeError, ValueError):
+            raise ValueError(f"metrics.context_delta.threshold must be a number or 'auto', got {threshold!r}") from None
         self.bands = sorted(((float(b["min_delta_pp"]) if b["min_delta_pp"] is not None else float("-inf"),
                               bool(b.get("exclusive", False)), str(b["label"])) for b in bands),
                             key=lambda band: (band[0], not band[1]), reverse=True)
@@ -67,6 +75,10 @@ class ContextDeltaSuite(MetricSuite):
     def prepare(self, records: list[QuestionRecord], cache: DiskCache | None = None) -> None:
         self._judged = self.judged(records)
         self._selfcheck = self.selfcheck_passed(records) if self._judged else None
+        if self.auto:
+            found = {j.detail["accuracy_threshold"] for r in records for key, j in r.judgements.items()
+                     if key in self._keys().values() and "accuracy_threshold" in j.detail} if self._judged else set()
+            self.threshold = found.pop() if len(found) == 1 else None
 
     def selfcheck_passed(self, records: list[QuestionRecord]) -> bool | None:
         """Whether the judge rubric that scored the delta passed its self-check (None: not checked)."""
@@ -104,13 +116,14 @@ class ContextDeltaSuite(MetricSuite):
                 scores[f"missing_{condition}"] = 1.0
             else:
                 scores[f"score_{condition}"] = value
-                scores[f"accurate_{condition}"] = float(value >= self.threshold)
+                if self.threshold is not None:
+                    scores[f"accurate_{condition}"] = float(value >= self.threshold)
         return scores
 
     def _scored_rows(self, rows: list[Scores]) -> tuple[list[str], list[int]]:
         """The conditions this run asked, and the rows that count: those scored under all of them."""
         asked = [c for c in CONDITIONS if any(f"score_{c}" in row or f"missing_{c}" in row for row in rows)]
-        counted = [i for i, row in enumerate(rows) if asked and all(f"score_{c}" in row for c in asked)]
+        counted = [i for i, row in enumerate(rows) if asked and all(f"accurate_{c}" in row for c in asked)]
         return asked, counted
 
     def aggregate(self, rows: list[Scores]) -> Scores:

@@ -74,6 +74,8 @@ class Judging:
         self.tally = FailureTally("judge", self.judge.max_failed_fraction)
         figures: dict[str, float] = {}
         self._fingerprint = None  # computed on first use: it may hash a model file
+        for rubric in self.rubrics.values():
+            rubric.accuracy_threshold.measured(None)  # an auto threshold is this run's own
         start = time.perf_counter()
         for position, (name, rubric) in enumerate(self.rubrics.items()):
             checked = False
@@ -112,6 +114,7 @@ class Judging:
                     counts["failed" if judgement.failed else "judged"] += 1
                     self.tally.add(judgement.missing)
         seconds = time.perf_counter() - start
+        figures.update(self._thresholds())
         for record in records:
             for judgement in getattr(record, "judgements", {}).values():
                 counts["missing"] += judgement.failed
@@ -152,6 +155,7 @@ class Judging:
         scores = [None if j.failed else j.score for j in found]
         result = selfcheck_result(scores[:len(right)], scores[len(right):], settings.min_auc)
         self.selfchecks[name] = result
+        rubric.accuracy_threshold.measured(result.threshold)
         log.log(logging.WARNING if result.passed is False else logging.INFO,
                 "self-check of rubric %s: AUC %s over %d pairs (gap %s, %d ties; min AUC %.2f; right and wrong "
                 "separate best at score >= %s)%s", name,
@@ -162,6 +166,25 @@ class Judging:
         figures = result.figures(f"judge/{rubric.column}_selfcheck_")
         if first:
             figures.update(result.figures("judge/selfcheck_"))
+        return figures
+
+    def _thresholds(self) -> dict[str, float]:
+        """``judge/<column>_threshold`` (the accuracy threshold this run applied) and
+        ``judge/<column>_threshold_auto`` (1: measured by this run's self-check) per rubric that
+        has an ``_accurate`` column; an ``auto`` threshold the self-check could not measure is
+        logged only as missing (its ``_accurate`` values are missing, never 0)."""
+        figures: dict[str, float] = {}
+        for name, rubric in self.rubrics.items():
+            threshold = rubric.accuracy_threshold
+            if not threshold.enabled:
+                continue
+            if threshold.value is None:
+                log.warning("rubric %s: accuracy_threshold auto, but %s: its _accurate column is missing", name,
+                            "the self-check is off (judge.selfcheck.enabled=false)" if not self.judge.selfcheck.enabled
+                            else "its self-check could not measure one")
+                continue
+            figures[f"judge/{rubric.column}_threshold"] = threshold.value
+            figures[f"judge/{rubric.column}_threshold_auto"] = float(threshold.auto)
         return figures
 
     def _evaluate(self, name: str, rubric: Rubric, items: list[JudgeItem]) -> list[Judgement]:
@@ -189,4 +212,6 @@ class Judging:
         if name in self.selfchecks and self.selfchecks[name].passed is not None:
             # read by metrics that reuse the judgements (the context delta)
             judgement.detail["selfcheck_passed"] = self.selfchecks[name].passed
+        if rubric.accuracy_threshold.value is not None:  # read by the context delta's threshold: auto
+            judgement.detail["accuracy_threshold"] = rubric.accuracy_threshold.value
         record.judgements[f"{name}/{item.target}"] = judgement

@@ -35,7 +35,7 @@ from harness.tracking.interruption import OPEN, allow_signals, hold_signals
 from harness.tracking.leaderboard import Leaderboard
 from harness.tracking.liveness import process_tags
 from harness.tracking.naming import flatten, portable, run_name
-from harness.tracking.selfcheck_flags import warnings as selfcheck_warnings
+from harness.tracking.selfcheck_flags import threshold_notes, warnings as selfcheck_warnings
 from harness.tracking.outcome import JobInfo, JobOutcome
 from harness.tracking.resume import resume_sweep
 from harness.tracking.statistics import plan_sweep, report_sweep_statistics
@@ -260,6 +260,8 @@ def _report(summaries: list[dict], config: DictConfig, tracker, title: str) -> L
     board = Leaderboard.from_summaries(summaries, list(config.report.headline))
     board.print(title)
     for line in selfcheck_warnings(summaries):  # a judge that failed its self-check is not evidence
+        print(line)
+    for line in threshold_notes(summaries):  # which accuracy threshold each judge column used
         print(line)
     for suite in config.metrics.values():  # each suite may add its own table (e.g. per route)
         get_class(suite._target_).sweep_summary(summaries, title)

@@ -16,7 +16,7 @@ from harness.tracking.base import RunRef
 CONFIG_FILE = "config.yaml"
 PARENT_TAG = "mlflow.parentRunId"
 # Runs that report on other runs rather than evaluate a configuration.
-REPORT_ROLES = ("sweep", "comparison", "human_eval", "meta_eval")
+REPORT_ROLES = ("sweep", "comparison", "human_eval", "meta_eval", "align")
 _ID_PREFIX = re.compile(r"^[0-9a-f]{4,32}$")
 
 

@@ -33,6 +33,27 @@ def flagged(column: str, summaries: list[dict[str, Any]]) -> bool:
                for prefix in failed_prefixes(summary.get("metrics") or {}))
 
 
+def threshold_notes(summaries: list[dict[str, Any]]) -> list[str]:
+    """One line per judge column with an accuracy flag: the threshold each run applied, and
+    whether its own self-check measured it (``accuracy_threshold: auto``) or the rubric fixed it."""
+    found: dict[str, list[tuple[float, bool]]] = {}
+    for summary in summaries:
+        metrics = summary.get("metrics") or {}
+        for key, value in metrics.items():
+            if key.startswith("judge/") and key.endswith("_threshold") and not key.endswith("_selfcheck_threshold") \
+                    and key != "judge/selfcheck_threshold" and value is not None:
+                found.setdefault(key.removesuffix("_threshold"), []).append(
+                    (float(value), bool(metrics.get(f"{key}_auto"))))
+    lines = []
+    for column, applied in found.items():
+        values = sorted({round(v, 4) for v, _ in applied})
+        shown = f"{values[0]:g}" if len(values) == 1 else f"{values[0]:g} to {values[-1]:g} across runs"
+        how = ("measured by each run's self-check (Youden's J, accuracy_threshold: auto)" if all(a for _, a in applied)
+               else "fixed by the rubric" if not any(a for _, a in applied) else "fixed or measured, per run")
+        lines.append(f"{column}_accurate: score >= {shown}, {how}.")
+    return lines
+
+
 def warnings(summaries: list[dict[str, Any]]) -> list[str]:
     """One line per flagged judge column family (and the context delta), for the end-of-sweep report."""
     lines: dict[str, str] = {}

@@ -23,6 +23,11 @@ def test_demo_context_delta_is_non_zero_and_scored_by_a_judge_that_passes_its_se
     delta = json.loads((tmp_path / "run" / "context_delta.json").read_text())
     assert delta["scorer"].startswith("judge: rubric likelihood_correctness")
     assert delta["scorer_selfcheck_passed"] is True and metrics["context_delta/selfcheck_passed"] == 1.0
+    # accuracy_threshold: auto: the threshold this run's self-check measured, logged and applied to the delta
+    threshold = metrics["judge/likelihood_correctness_threshold"]
+    assert threshold == metrics["judge/likelihood_correctness_selfcheck_threshold"] == delta["threshold"]
+    assert metrics["judge/likelihood_correctness_threshold_auto"] == 1.0
+    assert "judge/likelihood_correctness_accurate: score >=" in done.stdout
     assert delta["sample_per_pack"] == 8
     assert delta["delta_pp"] != 0.0 and metrics["context_delta/delta_pp"] == delta["delta_pp"]
     scores = delta["per_pack"]["cloudflow_demo"]["scores"]

@@ -39,8 +39,16 @@ def test_correctness_is_ten_times_the_geometric_mean_token_probability(rubric):
     [judgement] = r.evaluate(judge, [item])
     assert judgement.score == pytest.approx(10 * math.exp(-0.2))
     assert judgement.detail == {"mean_log_prob": pytest.approx(-0.2), "tokens": 2}
+    # accuracy_threshold: auto, before the run's self-check measured it: accuracy missing, not 0
     assert r.values(judgement, item) == {"likelihood_correctness": pytest.approx(8.187, abs=1e-3),
-                                         "likelihood_correctness_accurate": 1.0}
+                                         "likelihood_correctness_accurate": None}
+    r.accuracy_threshold.measured(8.5)
+    assert r.values(judgement, item)["likelihood_correctness_accurate"] == 0.0
+    r.accuracy_threshold.measured(8.0)
+    assert r.values(judgement, item)["likelihood_correctness_accurate"] == 1.0
+    fixed = rubric("likelihood_correctness", ["rubrics.likelihood_correctness.accuracy_threshold=9"])
+    fixed.accuracy_threshold.measured(1.0)  # a number stays fixed
+    assert fixed.values(judgement, item)["likelihood_correctness_accurate"] == 0.0
     prompt, continuation = judge.seen[0]
     assert continuation == "3600 seconds"  # the gold answer, read after the candidate answer
     assert "After 3600 seconds." in prompt.messages[0]["content"]
@@ -74,6 +82,8 @@ def test_configuration_mistakes_fail_at_construction(rubric):
         rubric("likelihood_faithfulness", ["rubrics.likelihood_faithfulness.normalisation=pmi"])
     with pytest.raises(Exception, match="unknown placeholder"):
         rubric("likelihood_correctness", ["rubrics.likelihood_correctness.continuation='{gold}'"])
+    with pytest.raises(Exception, match="accuracy_threshold must be a number, 'auto' or null, got 'atuo'"):
+        rubric("likelihood_correctness", ["rubrics.likelihood_correctness.accuracy_threshold=atuo"])
 
 
 @pytest.mark.slow

@@ -12,7 +12,7 @@ from harness.judges.selfcheck import SelfCheckSettings, selfcheck_items, selfche
 from harness.metrics.context_delta import ContextDeltaSuite
 from harness.stages.judging import Judging
 from harness.tracking.leaderboard import Leaderboard
-from harness.tracking.selfcheck_flags import warnings
+from harness.tracking.selfcheck_flags import threshold_notes, warnings
 from tests.judges.conftest import ScriptedJudge, demo_questions, make_record
 
 SETTINGS = SelfCheckSettings(enabled=True, pairs=20, min_auc=0.75, contexts=2, seed=0)
@@ -81,9 +81,9 @@ def test_selfcheck_items_pair_each_question_with_another_questions_answer_or_chu
     assert all(g.answer == b.answer and g.contexts != b.contexts for g, b in zip(right, wrong))
 
 
-def run(judge, records, tmp_path, rubric):
+def run(judge, records, tmp_path, rubric, overrides=()):
     judge.selfcheck = SETTINGS
-    judging = Judging(judge, {"answer_score": rubric("answer_score")})
+    judging = Judging(judge, {"answer_score": rubric("answer_score", list(overrides))})
     sampled = records[:4]
     return judging.run(sampled, DiskCache(tmp_path), population=records), sampled
 
@@ -137,3 +137,45 @@ def test_a_failed_judge_flags_its_columns_and_the_context_delta(rubric, tmp_path
     passed = {**metrics, "judge/answer_score_selfcheck_passed": 1.0, "context_delta/selfcheck_passed": 1.0}
     board = Leaderboard.from_summaries([{**summaries[0], "metrics": passed}], ["judge/answer_score"])
     assert board.columns[3:] == ["judge/answer_score"] and warnings([{"metrics": passed}]) == []
+
+
+def test_an_auto_threshold_is_measured_by_the_runs_selfcheck_and_drives_the_context_delta(rubric, tmp_path):
+    records = demo_records()
+    figures, sampled = run(ScriptedJudge(oracle(records)), records, tmp_path, rubric,
+                           ["rubrics.answer_score.accuracy_threshold=auto"])
+    # the oracle gives 10 to right answers and 0 to wrong ones: every t in (0, 10] separates them,
+    # and the highest such score is Youden's threshold
+    assert figures["judge/answer_score_threshold"] == 10.0 == figures["judge/answer_score_selfcheck_threshold"]
+    assert figures["judge/answer_score_threshold_auto"] == 1.0
+    judged = sampled[0].judgements
+    assert judged["answer_score/with_context"].values["answer_score_accurate"] == 1.0  # its own expected answer
+    assert judged["answer_score/no_context"].values["answer_score_no_context_accurate"] == 0.0  # "I do not know."
+    assert judged["answer_score/with_context"].detail["accuracy_threshold"] == 10.0
+    suite = ContextDeltaSuite(threshold="auto", bands=[{"min_delta_pp": None, "label": "any"}],
+                              judge_rubric="answer_score")
+    suite.prepare(sampled)
+    delta = suite.aggregate([suite.score(r) for r in sampled])
+    assert (delta["accuracy_with_context"], delta["accuracy_no_context"], delta["delta_pp"]) == (100.0, 0.0, 100.0)
+    assert suite.threshold == 10.0
+    assert threshold_notes([{"metrics": figures}]) == [
+        "judge/answer_score_accurate: score >= 10, measured by each run's self-check (Youden's J, "
+        "accuracy_threshold: auto)."]
+
+
+def test_a_fixed_threshold_is_logged_and_auto_without_a_selfcheck_leaves_accuracy_missing(rubric, tmp_path):
+    records = demo_records()
+    figures, _ = run(ScriptedJudge(oracle(records)), records, tmp_path / "fixed", rubric)
+    assert (figures["judge/answer_score_threshold"], figures["judge/answer_score_threshold_auto"]) == (7.0, 0.0)
+    assert threshold_notes([{"metrics": figures}]) == ["judge/answer_score_accurate: score >= 7, fixed by the rubric."]
+    judge = ScriptedJudge(oracle(records))
+    judge.selfcheck = SelfCheckSettings(enabled=False)
+    judging = Judging(judge, {"answer_score": rubric("answer_score", ["rubrics.answer_score.accuracy_threshold=auto"])})
+    figures = judging.run(records[:2], DiskCache(tmp_path / "off"))
+    assert not [k for k in figures if k.endswith("_threshold")]
+    assert records[0].judgements["answer_score/with_context"].values["answer_score_accurate"] is None
+    suite = ContextDeltaSuite(threshold="auto", bands=[{"min_delta_pp": None, "label": "any"}],
+                              judge_rubric="answer_score")
+    suite.prepare(records[:2])
+    assert "delta_pp" not in suite.aggregate([suite.score(r) for r in records[:2]])
+    with pytest.raises(ValueError, match="threshold must be a number or 'auto'"):
+        ContextDeltaSuite(threshold="sometimes", bands=[])

@@ -18,6 +18,17 @@ class BootstrapSchema:
 
 
 @dataclass
+class AlignSchema:
+    """``harness align``: the fitted combination's model search and the columns it may use."""
+
+    outer_folds: int = MISSING
+    inner_folds: int = MISSING
+    alphas: List[float] = MISSING
+    min_coverage: float = MISSING
+    exclude: List[str] = field(default_factory=list)
+
+
+@dataclass
 class MetaEvalSchema(TargetSchema):
     _convert_: str = "all"
     bootstrap: BootstrapSchema = field(default_factory=BootstrapSchema)
@@ -26,6 +37,7 @@ class MetaEvalSchema(TargetSchema):
     headline: str = MISSING
     min_pairs: int = MISSING
     experiment_name: str = MISSING
+    align: AlignSchema = field(default_factory=AlignSchema)
 
 
 OPTIONS = {"default": MetaEvalSchema}

@@ -80,7 +80,8 @@ class ContextDeltaSignificanceSchema:
 
 @dataclass
 class ContextDeltaSuiteSchema(TargetSchema):
-    threshold: float = MISSING
+    # a number, or 'auto': the accuracy threshold the judge rubric applied in this run
+    threshold: Any = MISSING
     bands: List[InterpretationBand] = MISSING
     # The rubric whose judgements of both conditions replace the F1 proxy when present (null: proxy only).
     judge_rubric: Optional[str] = None
@@ -104,6 +105,21 @@ class CombinedSuiteSchema(TargetSchema):
 
 
 @dataclass
+class AlignedModelSchema:
+    """One combination written by ``harness align`` (conf/metrics/aligned/<name>.yaml)."""
+
+    weights: Dict[str, float] = MISSING
+    intercept: float = MISSING
+    fill: Dict[str, float] = MISSING
+    provenance: Dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class AlignedSuiteSchema(TargetSchema):
+    models: Dict[str, AlignedModelSchema] = field(default_factory=dict)
+
+
+@dataclass
 class NumberRulesSchema:
     relative_tolerance: float = MISSING
     max_relative_rounding: float = MISSING
@@ -123,4 +139,4 @@ class RouteSuiteSchema(TargetSchema):
 OPTIONS = {"retrieval": RetrievalSuiteSchema, "first_stage": RetrievalSuiteSchema, "key_facts": KeyFactSuiteSchema, "generation": GenerationSuiteSchema,
            "answer": AnswerSuiteSchema, "context_delta": ContextDeltaSuiteSchema, "judge": JudgeSuiteSchema,
            "external": ExternalMetricsSuiteSchema, "routes": RouteSuiteSchema,
-           "combined": CombinedSuiteSchema}
+           "combined": CombinedSuiteSchema, "aligned": AlignedSuiteSchema}

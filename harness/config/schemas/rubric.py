@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 from omegaconf import MISSING
 
@@ -60,7 +60,8 @@ class ScoreRubricSchema(RubricSchema):
     scores: Dict[str, Scale] = MISSING
     text_fields: List[str] = field(default_factory=list)
     verdict: Optional[VerdictSpec] = None
-    accuracy_threshold: Optional[float] = None
+    # a number, 'auto' (measured by the run's self-check) or null; checked by the rubric
+    accuracy_threshold: Any = None
     local: LocalReading = field(default_factory=LocalReading)
 
 
@@ -109,7 +110,8 @@ class LikelihoodRubricSchema(RubricSchema):
     unconditional: Optional[UnconditionalPrompt] = None
     transform: str = MISSING
     multiplier: float = MISSING
-    accuracy_threshold: Optional[float] = None
+    # a number, 'auto' (measured by the run's self-check) or null; checked by the rubric
+    accuracy_threshold: Any = None
 
 
 OPTIONS = {"score": ScoreRubricSchema, "retrieval_grade": RetrievalGradeRubricSchema, "claims": ClaimsRubricSchema,

@@ -17,6 +17,45 @@ from harness.judges.rubrics.parsing import ParseError
 
 Messages = tuple[dict[str, str], ...]
 ITEM_PLACEHOLDERS = ("question", "answer", "ground_truth", "expected_answer", "contexts")
+AUTO = "auto"  # accuracy_threshold measured by the run's own self-check
+
+
+class AccuracyThreshold:
+    """A rubric's ``accuracy_threshold``: a fixed number, ``auto`` or null (no ``_accurate`` column).
+
+    ``auto`` takes the score that best separates right from wrong answers in this run's
+    self-check (:func:`harness.judges.selfcheck.youden_threshold`); until the judging stage
+    sets it with :meth:`measured`, or when the check could not run, ``value`` is None and the
+    ``_accurate`` column is missing (never 0).
+
+    >>> AccuracyThreshold(7, "rubric r").value, AccuracyThreshold("auto", "rubric r").auto
+    (7.0, True)
+    """
+
+    def __init__(self, setting: Any, where: str) -> None:
+        self.setting = setting
+        self.auto = setting == AUTO
+        self.enabled = setting is not None
+        if self.auto or setting is None:
+            self.value: float | None = None
+            return
+        try:
+            if isinstance(setting, bool):
+                raise ValueError
+            self.value = float(setting)
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: accuracy_threshold must be a number, 'auto' or null, got {setting!r}") from None
+
+    def measured(self, value: float | None) -> None:
+        """Sets an ``auto`` threshold from the run's self-check (a fixed number stays)."""
+        if self.auto:
+            self.value = value
+
+    def accurate(self, score: float | None) -> float | None:
+        """1.0 / 0.0 for a score at or above / below the threshold; None without either."""
+        if score is None or self.value is None:
+            return None
+        return float(score >= self.value)
 
 
 @dataclass
@@ -77,6 +116,9 @@ class Rubric(ABC):
         context_item: how one context renders into ``{contexts}`` (``{rank}``, ``{title}``, ``{text}``).
         context_separator: what joins the rendered contexts.
     """
+
+    # rubrics with an ``_accurate`` column replace it (ScoreRubric, LikelihoodRubric)
+    accuracy_threshold = AccuracyThreshold(None, "rubric")
 
     def __init__(self, *, column: str, applies_to: list[str], repair: str, context_item: str,
                  context_separator: str, settings: Mapping[str, Any]) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 from harness.judges.base import Judge, JudgePrompt
 from harness.judges.items import JudgeItem
 from harness.judges.judgement import Judgement
-from harness.judges.rubrics.base import ITEM_PLACEHOLDERS, Rubric, messages_of, plain
+from harness.judges.rubrics.base import ITEM_PLACEHOLDERS, AccuracyThreshold, Rubric, messages_of, plain
 
 NORMALISATIONS = ("none", "pmi")
 TRANSFORMS = ("log", "probability")
@@ -37,14 +37,16 @@ class LikelihoodRubric(Rubric):
             keeps m; ``probability`` gives ``multiplier x exp(m)``, the geometric-mean token
             probability on a 0-``multiplier`` scale (with ``pmi``: the probability ratio).
         multiplier: see ``transform``.
-        accuracy_threshold: a score at or above it counts as accurate, or null.
+        accuracy_threshold: a score at or above it counts as accurate; ``auto`` measures it in
+            the run's self-check (:class:`~harness.judges.rubrics.base.AccuracyThreshold`); null:
+            no ``_accurate`` column.
         column, applies_to, repair, context_item, context_separator: see :class:`Rubric`.
     """
 
     def __init__(self, *, column: str, applies_to: list[str], messages: list, continuation: str,
                  repair: str, context_item: str, context_separator: str, prefix: str = "",
                  normalisation: str = "none", unconditional: Mapping[str, Any] | None = None,
-                 transform: str = "log", multiplier: float = 1.0, accuracy_threshold: float | None = None) -> None:
+                 transform: str = "log", multiplier: float = 1.0, accuracy_threshold: float | str | None = None) -> None:
         super().__init__(column=column, applies_to=applies_to, repair=repair, context_item=context_item,
                          context_separator=context_separator,
                          settings=dict(messages=plain(messages), prefix=prefix, continuation=continuation,
@@ -65,7 +67,7 @@ class LikelihoodRubric(Rubric):
         self.unconditional_messages = messages_of(unconditional["messages"], f"{where}: unconditional.messages") \
             if unconditional.get("messages") else ()
         self.unconditional_prefix = str(unconditional.get("prefix") or "")
-        self.accuracy_threshold = None if accuracy_threshold is None else float(accuracy_threshold)
+        self.accuracy_threshold = AccuracyThreshold(accuracy_threshold, where)
         self.check_templates()
 
     def templates(self) -> dict[str, tuple[str, set[str]]]:
@@ -79,15 +81,15 @@ class LikelihoodRubric(Rubric):
 
     def columns(self, target: str) -> list[str]:
         column = self.column_for(target)
-        return [column] + ([f"{column}_accurate"] if self.accuracy_threshold is not None else [])
+        return [column] + ([f"{column}_accurate"] if self.accuracy_threshold.enabled else [])
 
     def values(self, judgement: Judgement, item: JudgeItem) -> dict[str, float | None]:
         column = self.column_for(item.target)
         if judgement.failed:
             return {name: None for name in self.columns(item.target)}
         values: dict[str, float | None] = {column: judgement.score}
-        if self.accuracy_threshold is not None:
-            values[f"{column}_accurate"] = float(judgement.score >= self.accuracy_threshold)
+        if self.accuracy_threshold.enabled:
+            values[f"{column}_accurate"] = self.accuracy_threshold.accurate(judgement.score)
         return values
 
     def evaluate(self, judge: Judge, items: list[JudgeItem], sample: int = 0) -> list[Judgement]:

@@ -12,7 +12,7 @@ from harness.judges.base import Judge, JudgePrompt
 from harness.judges.items import JudgeItem
 from harness.judges.judgement import Judgement
 from harness.judges.rubrics.parsing import parse_json_object, parse_number, read_label, read_score, read_text
-from harness.judges.rubrics.base import ITEM_PLACEHOLDERS, Rubric, messages_of, plain
+from harness.judges.rubrics.base import ITEM_PLACEHOLDERS, AccuracyThreshold, Rubric, messages_of, plain
 
 OUTPUTS = values(RubricOutput)
 
@@ -31,7 +31,8 @@ class ScoreRubric(Rubric):
         verdict: ``{field, bands: [{label, min_score}]}``: API judges write the label in ``field``;
             for the local judge, which writes no text, the first band whose ``min_score`` the score
             reaches names it (``min_score: null`` catches the rest).
-        accuracy_threshold: a score at or above it counts as accurate (seed 004: 7), or null.
+        accuracy_threshold: a score at or above it counts as accurate (seed 004: 7); ``auto``
+            measures it in the run's self-check; null: no ``_accurate`` column.
         local: for judges that read probabilities: ``prefixes`` (the start of the assistant reply
             before each field's score, ``str.format``-ed with the earlier fields' scores, e.g.
             ``'{{"relevance": {relevance}, "faithfulness": '``), optional ``messages`` replacing
@@ -43,7 +44,7 @@ class ScoreRubric(Rubric):
     def __init__(self, *, column: str, applies_to: list[str], messages: list, output: str,
                  scores: Mapping[str, Any], repair: str, context_item: str, context_separator: str,
                  local: Mapping[str, Any], text_fields: list[str] | None = None,
-                 verdict: Mapping[str, Any] | None = None, accuracy_threshold: float | None = None,
+                 verdict: Mapping[str, Any] | None = None, accuracy_threshold: float | str | None = None,
                  **extra: Any) -> None:
         settings = dict(messages=plain(messages), output=output, scores=plain(scores),
                         text_fields=plain(text_fields or []), verdict=plain(verdict),
@@ -63,7 +64,7 @@ class ScoreRubric(Rubric):
         self.verdict_field, self.bands = _verdict(plain(verdict), where)
         if self.verdict_field is not None and len(self.scales) != 1:
             raise ValueError(f"{where}: a verdict needs a single score field")
-        self.accuracy_threshold = None if accuracy_threshold is None else float(accuracy_threshold)
+        self.accuracy_threshold = AccuracyThreshold(accuracy_threshold, where)
         local = plain(local) or {}
         self.local_messages = messages_of(local["messages"], f"{where}: local.messages") \
             if local.get("messages") else self.messages
@@ -102,8 +103,8 @@ class ScoreRubric(Rubric):
         else:
             values = {f"{base}_{name}": judgement.dimensions[name] for name in self.scales}
             values.update({f"{base}_{name}_spread": s for name, s in judgement.dimension_spread.items()})
-        if self.accuracy_threshold is not None and judgement.score is not None:
-            values[f"{base}_accurate"] = float(judgement.score >= self.accuracy_threshold)
+        if self.accuracy_threshold.enabled and judgement.score is not None:
+            values[f"{base}_accurate"] = self.accuracy_threshold.accurate(judgement.score)
         if self.bands and judgement.verdict is not None:
             values.update({f"{base}_verdict_{label.lower()}": float(label == judgement.verdict)
                            for label, _ in self.bands})
