@@ -19,6 +19,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from harness.config.checks import check_config
 from harness.data.records import Dataset
+from harness.racing.order import first_questions
 from harness.stages.answering import Answering
 from harness.stages.judging import Judging
 
@@ -73,6 +74,9 @@ def build_job(cfg: DictConfig, built: dict[tuple[str, str], Any] | None = None) 
         return made
 
     dataset = part("dataset", lambda: instantiate(cfg.dataset), cfg.dataset)
+    race = cfg.get("race")
+    if dataset is not None and race is not None and race.questions is not None:  # a round of a race
+        dataset = part("race", lambda: first_questions(dataset, race.questions, race.seed, race.stratify))
     generator = part("generator", lambda: instantiate(cfg.generator), cfg.generator)
     if dataset is not None and generator is not None:
         part("generator", lambda: generator.check_questions({question.id for question in dataset.questions}))
