@@ -24,6 +24,9 @@ from harness.stages.answering import Answering
 from harness.stages.judging import Judging
 
 BASIC_SWEEPER = f"{BasicSweeper.__module__}.{BasicSweeper.__name__}"
+# Sweepers that run the basic sweeper's grid (the racing sweeper runs it round by round), whose
+# every job can be checked before the sweep starts.
+GRID_SWEEPERS = (BASIC_SWEEPER, "hydra_plugins.harness_racing.racing_sweeper.RacingSweeper")
 
 
 @dataclass
@@ -101,7 +104,8 @@ def build_job(cfg: DictConfig, built: dict[tuple[str, str], Any] | None = None) 
 
 
 def check_sweep_jobs(config: DictConfig) -> int:
-    """Composes and builds every job of a basic-sweeper multirun; returns how many were checked.
+    """Composes and builds every job of a grid sweep (basic or racing sweeper); returns how many
+    were checked (0 for a search sweeper, whose jobs are not known in advance).
 
     Raises:
         SweepNotValid: naming each job that cannot run (its overrides) and why.
@@ -151,8 +155,9 @@ def compose_each_job_once(loader) -> None:
 
 
 def sweep_job_overrides(config: DictConfig) -> list[list[str]]:
-    """Each job's overrides, in the order Hydra's basic sweeper launches them ([] for another sweeper)."""
-    if OmegaConf.select(config, "hydra.sweeper._target_") != BASIC_SWEEPER:
+    """Each job's overrides, in the order Hydra's basic sweeper launches them ([] for a sweeper
+    that does not run a grid)."""
+    if OmegaConf.select(config, "hydra.sweeper._target_") not in GRID_SWEEPERS:
         return []
     params = OmegaConf.select(config, "hydra.sweeper.params") or {}
     arguments = [f"{key}={value}" for key, value in params.items()] + list(config.hydra.overrides.task)
