@@ -118,7 +118,10 @@ def read_race(folder: Path) -> dict | None:
 
 
 def round_lines(record: dict) -> list[str]:
-    """The console's account of a race: one line per round and one per elimination."""
+    """The console's account of a race: one line per round and one per elimination (none
+    without a record)."""
+    if not record:
+        return []
     lines = [f"Race: {len(record['configurations'])} configurations, {len(record['rounds'])} round(s), "
              f"{record['evaluations']} of {record['grid_evaluations']} question-evaluations "
              f"({record['evaluations'] / max(record['grid_evaluations'], 1):.0%} of the grid); "

@@ -11,10 +11,23 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from omegaconf import OmegaConf
 
 from harness.tracking.base import Tracker
 
 RESULTS_FILE = "optimization_results.yaml"
+
+
+def objective_values(cfg, metrics: dict[str, Any]) -> list[float]:
+    """The values of ``cfg.objectives`` in a run's metrics, in order (NaN where the run has none,
+    which Optuna records as a failed trial); no objectives: the primary metric, ``stats.primary.name``
+    or else the first ``report.headline`` metric the run has."""
+    names = list(cfg.get("objectives") or [])
+    if not names:
+        primary = OmegaConf.select(cfg, "stats.primary.name")
+        names = [primary or next((m for m in cfg.report.headline if metrics.get(m) is not None),
+                                 cfg.report.headline[0])]
+    return [float("nan") if metrics.get(name) is None else float(metrics[name]) for name in names]
 
 
 def best_runs(params: dict[str, Any], summaries: list[dict[str, Any]]) -> list[str]:

@@ -39,12 +39,14 @@ def env() -> dict[str, str]:
     return {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"}
 
 
-def runs(folder: Path) -> tuple[MlflowClient, object, dict[str, object]]:
+def runs(folder: Path, jobs: int = 2) -> tuple[MlflowClient, object, dict[str, object]]:
+    """The store's one parent run and its ``jobs`` children, by name."""
     client = MlflowClient(f"sqlite:///{folder / 'mlflow.db'}")
     found = client.search_runs([client.get_experiment_by_name("race").experiment_id])
     parents = [r for r in found if r.data.tags.get("harness.role") == "sweep"]
     children = {r.info.run_name: r for r in found if "mlflow.parentRunId" in r.data.tags}
-    assert len(parents) == 1 and len(found) == 3, [r.info.run_name for r in found]
+    assert len(parents) == 1 and len(found) == jobs + 1 and len(children) == jobs, [r.info.run_name for r in found]
+    assert {c.data.tags["mlflow.parentRunId"] for c in children.values()} == {parents[0].info.run_id}
     return client, parents[0], children
 
 
@@ -83,20 +85,37 @@ def test_race_drops_the_loser_early_and_logs_it(tmp_path):
                           env=env(), capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     check_race(tmp_path, tmp_path / "sweep", done.stdout)
+    # `harness report` shows the eliminations and the race's leaderboard columns too.
+    page = tmp_path / "report.html"
+    report = subprocess.run([sys.executable, "-m", "harness", "report", str(tmp_path / "sweep"), "--html", str(page),
+                             "--tracking-uri", f"sqlite:///{tmp_path / 'mlflow.db'}"], cwd=tmp_path, env=env(),
+                            capture_output=True, text=True, timeout=300)
+    assert report.returncode == 0, report.stderr[-3000:]
+    text = page.read_text()
+    assert f"eliminated {LOSER}: worse than {WINNER}" in text and "race/eliminated_round" in text
 
 
-def test_killed_race_resumes(tmp_path):
-    process = subprocess.Popen(command(tmp_path, *RACE), cwd=tmp_path, env=env(), stdout=subprocess.PIPE,
+def kill_after(folder: Path, overrides: list[str], jobs: int) -> Path:
+    """Starts a sweep in ``folder``, stops it with SIGTERM once ``jobs`` jobs have finished; its folder."""
+    process = subprocess.Popen(command(folder, *overrides), cwd=folder, env=env(), stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 600
-    while not list(tmp_path.glob("multirun/*/*/*/summary.json")) and time.monotonic() < deadline:
+    while len(list(folder.glob("multirun/*/*/*/summary.json"))) < jobs and time.monotonic() < deadline:
         assert process.poll() is None, process.communicate()[1][-3000:]
         time.sleep(0.05)
     os.kill(process.pid, signal.SIGTERM)
     _, stderr = process.communicate(timeout=120)
     assert "resume with" in stderr, stderr[-3000:]
-    sweep_dir = next(tmp_path.glob("multirun/*/*"))
-    done = subprocess.run(command(tmp_path, *RACE, f"+resume={sweep_dir}"), cwd=tmp_path, env=env(),
+    return next(folder.glob("multirun/*/*"))
+
+
+def resume(folder: Path, overrides: list[str], sweep_dir: Path) -> subprocess.CompletedProcess:
+    done = subprocess.run(command(folder, *overrides, f"+resume={sweep_dir}"), cwd=folder, env=env(),
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    check_race(tmp_path, sweep_dir, done.stdout)
+    return done
+
+
+def test_killed_race_resumes(tmp_path):
+    sweep_dir = kill_after(tmp_path, RACE, jobs=1)
+    check_race(tmp_path, sweep_dir, resume(tmp_path, RACE, sweep_dir).stdout)

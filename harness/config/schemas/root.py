@@ -61,3 +61,4 @@ class HarnessSchema:
     router: Any = MISSING
     plugins: PluginsSchema = field(default_factory=PluginsSchema)
     race: RaceSchema = field(default_factory=RaceSchema)
+    objectives: List[str] = MISSING
