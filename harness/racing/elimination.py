@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from harness.racing.confseq import SEQUENCES, difference_lower_bound
+from harness.racing.confseq import TESTS, difference_lower_bound
 from harness.stats.spec import MetricSpec
 
 
@@ -58,7 +58,7 @@ class EliminationRule:
         primary: the metric that picks the leader (``stats.primary``).
         guards: metrics whose significant regression beyond their tolerance also eliminates.
         alpha: family-wise error rate of the whole race.
-        test: ``empirical_bernstein`` or ``hoeffding`` (:data:`harness.racing.confseq.SEQUENCES`).
+        test: ``betting``, ``empirical_bernstein`` or ``hoeffding`` (:data:`harness.racing.confseq.TESTS`).
         low, high: the range every per-question value of these metrics lies in.
         min_questions: no elimination before this many questions.
         configurations: how many configurations started the race (``K``).
@@ -76,8 +76,8 @@ class EliminationRule:
     def __post_init__(self) -> None:
         if not 0 < self.alpha < 1:
             raise ValueError(f"race.alpha must be in (0, 1), got {self.alpha!r}")
-        if self.test not in SEQUENCES:
-            raise ValueError(f"race.test must be one of {sorted(SEQUENCES)}, got {self.test!r}")
+        if self.test not in TESTS:
+            raise ValueError(f"race.test must be one of {sorted(TESTS)}, got {self.test!r}")
         if not self.low < self.high:
             raise ValueError(f"race.bounds must be [low, high] with low < high, got [{self.low}, {self.high}]")
         if self.min_questions < 1:

@@ -70,6 +70,8 @@ class RacingSweeper(Sweeper):
             returns.append(results)
             order = [q.id for q in first_questions(dataset, size, settings.seed, settings.stratify).questions]
             tables, failed = _round_tables(sweep_dir, survivors, names, results, order)
+            if race is None and not tables:  # every job failed: nothing to race, the failures are reported
+                break
             if race is None:
                 race = _new_race(self.config, names, sizes, total, tables)
             record = race.finish_round(_scores(tables, race.rule), failed)

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from harness.racing.confseq import (difference_lower_bound, empirical_bernstein_lower, hoeffding_lower,
-                                    running_lower_bound)
+from harness.racing.confseq import (betting_lower, difference_lower_bound, empirical_bernstein_lower,
+                                    hoeffding_lower, running_lower_bound)
 
 
 def test_empirical_bernstein_first_two_steps_by_hand():
@@ -35,7 +35,7 @@ def test_hoeffding_by_hand():
     assert hoeffding_lower(x, alpha=0.1) == pytest.approx(expected, abs=1e-12)
 
 
-@pytest.mark.parametrize("test", ["empirical_bernstein", "hoeffding"])
+@pytest.mark.parametrize("test", ["betting", "empirical_bernstein", "hoeffding"])
 def test_time_uniform_coverage(test):
     # The bound must stay below the true mean at every time at once in >= 1 - alpha of the streams.
     rng = np.random.default_rng(7)
@@ -69,3 +69,23 @@ def test_refuses_values_outside_bounds():
         difference_lower_bound([1.5], [0.2], 0.0, 1.0, 0.05, "hoeffding")
     with pytest.raises(ValueError, match="race.test"):
         running_lower_bound([0.5], 0.05, "t")
+
+
+def test_betting_wealth_by_hand():
+    # x = [0.9, 0.8], alpha = 0.1: candidate m = 0.5 is rejected iff the aGRAPA wealth reaches 10.
+    mu0, s0 = 0.5, 0.25
+    lam1 = min(max((mu0 - 0.5) / (s0 + (mu0 - 0.5) ** 2), 0), 0.5 / 0.5)  # no edge before any data: 0
+    mu1 = (0.5 + 0.9) / 2
+    s1 = (0.25 + (0.9 - mu1) ** 2) / 2
+    lam2 = min(max((mu1 - 0.5) / (s1 + (mu1 - 0.5) ** 2), 0), 0.5 / 0.5)
+    wealth = (1 + lam1 * (0.9 - 0.5)) * (1 + lam2 * (0.8 - 0.5))
+    assert lam1 == 0 and wealth == pytest.approx(1 + lam2 * 0.3)
+    assert wealth < 10 and betting_lower([0.9, 0.8], 0.1) < 0.5
+    # a long run of 0.9s rejects every m up to nearly 0.9, never beyond it
+    bound = betting_lower([0.9] * 400, 0.1)
+    assert 0.8 < bound < 0.9
+
+
+def test_betting_is_tighter_than_empirical_bernstein_on_few_questions():
+    x = np.random.default_rng(0).beta(5, 2, size=40)
+    assert betting_lower(x, 0.05) > running_lower_bound(x, 0.05, "empirical_bernstein")

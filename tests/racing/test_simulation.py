@@ -52,6 +52,13 @@ def test_hoeffding_rule_is_valid_too():
     assert np.mean([race.eliminated_round("worse_3") > 0 for race in results]) >= 0.9
 
 
+def test_betting_rule_is_valid_and_drops_losers_sooner():
+    betting = [simulate(seed, 0.1, "betting", questions=160) for seed in range(25)]
+    bernstein = [simulate(seed, 0.1, "empirical_bernstein", questions=160) for seed in range(25)]
+    assert sum(wrongly_eliminated(race) for race in betting) / 25 <= 0.1
+    assert np.mean([r.evaluations for r in betting]) < np.mean([r.evaluations for r in bernstein])
+
+
 def test_unadjusted_peeking_would_not_be_valid():
     # The check has teeth: fixed-sample z tests read after every round with no correction reject
     # a true null far more often than alpha (the problem the anytime-valid rule solves).

@@ -14,6 +14,7 @@ from harness.config.schemas.choices import Stratum
 class RaceTest(StrEnum):
     """Anytime-valid lower bounds of a mean paired difference (harness/racing/confseq.py)."""
 
+    betting = "betting"
     empirical_bernstein = "empirical_bernstein"
     hoeffding = "hoeffding"
 
