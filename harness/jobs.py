@@ -19,10 +19,14 @@ from omegaconf import DictConfig, OmegaConf
 
 from harness.config.checks import check_config
 from harness.data.records import Dataset
+from harness.racing.order import first_questions
 from harness.stages.answering import Answering
 from harness.stages.judging import Judging
 
 BASIC_SWEEPER = f"{BasicSweeper.__module__}.{BasicSweeper.__name__}"
+# Sweepers that run the basic sweeper's grid (the racing sweeper runs it round by round), whose
+# every job can be checked before the sweep starts.
+GRID_SWEEPERS = (BASIC_SWEEPER, "hydra_plugins.harness_racing.racing_sweeper.RacingSweeper")
 
 
 @dataclass
@@ -74,6 +78,9 @@ def build_job(cfg: DictConfig, built: dict[tuple[str, str], Any] | None = None) 
         return made
 
     dataset = part("dataset", lambda: instantiate(cfg.dataset), cfg.dataset)
+    race = cfg.get("race")
+    if dataset is not None and race is not None and race.questions is not None:  # a round of a race
+        dataset = part("race", lambda: first_questions(dataset, race.questions, race.seed, race.stratify))
     generator = part("generator", lambda: instantiate(cfg.generator), cfg.generator)
     if dataset is not None and generator is not None:
         part("generator", lambda: generator.check_questions({question.id for question in dataset.questions}))
@@ -99,7 +106,8 @@ def build_job(cfg: DictConfig, built: dict[tuple[str, str], Any] | None = None) 
 
 
 def check_sweep_jobs(config: DictConfig) -> int:
-    """Composes and builds every job of a basic-sweeper multirun; returns how many were checked.
+    """Composes and builds every job of a grid sweep (basic or racing sweeper); returns how many
+    were checked (0 for a search sweeper, whose jobs are not known in advance).
 
     Raises:
         SweepNotValid: naming each job that cannot run (its overrides) and why.
@@ -149,8 +157,9 @@ def compose_each_job_once(loader) -> None:
 
 
 def sweep_job_overrides(config: DictConfig) -> list[list[str]]:
-    """Each job's overrides, in the order Hydra's basic sweeper launches them ([] for another sweeper)."""
-    if OmegaConf.select(config, "hydra.sweeper._target_") != BASIC_SWEEPER:
+    """Each job's overrides, in the order Hydra's basic sweeper launches them ([] for a sweeper
+    that does not run a grid)."""
+    if OmegaConf.select(config, "hydra.sweeper._target_") not in GRID_SWEEPERS:
         return []
     params = OmegaConf.select(config, "hydra.sweeper.params") or {}
     arguments = [f"{key}={value}" for key, value in params.items()] + list(config.hydra.overrides.task)

@@ -56,3 +56,22 @@ def test_a_sweep_composes_each_job_once_and_hands_out_copies():
 
     assert sorted(composed) == sorted(tuple(job) for job in jobs)  # each job composed once, by the check
     assert again.chunker._target_.endswith("FixedTokensChunker") and again.chunker.size != 1
+
+
+def test_a_race_checks_the_same_grid_before_it_starts():
+    from hydra import initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.types import RunMode
+
+    from harness.config import register
+    from harness.config.resolvers import PROJECT_ROOT
+    from harness.jobs import sweep_job_overrides
+
+    register()
+    overrides = [*TINY_DATASET_OVERRIDES, "hydra/sweeper=racing", "chunker=fixed_tokens,recursive", "retriever=bm25"]
+    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
+        loader = GlobalHydra.instance().config_loader()
+        master = loader.load_configuration("config", overrides, RunMode.MULTIRUN)
+        jobs = sweep_job_overrides(master)
+    assert len(jobs) == 2 and all("retriever=bm25" in job for job in jobs)
+    assert {job[-2] for job in jobs} == {"chunker=fixed_tokens", "chunker=recursive"}

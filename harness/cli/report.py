@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from harness.cli.compose import add_tracking_argument, compose, tracker
+from harness.racing.race import read_race, round_lines
 from harness.results.html_report import ReportInputs, render_html
 from harness.results.table import read_table
 from harness.tracking.sweep import JOB_SUMMARY, collect_job_summaries, read_sweep
@@ -81,7 +82,8 @@ def _from_folder(folder: Path) -> tuple[ReportInputs, str | None]:
     by_name = {s["name"]: s for s in summaries}
     inputs = ReportInputs(title=f"harness report: {folder}", runs={n: by_name[n]["metrics"] for n in order},
                           tables={n: read_table(Path(by_name[n]["output_dir"])) for n in order}, headline=headline,
-                          stats_csv=_read(folder / "stats.csv"), stats_png=_read_bytes(folder / "stats.png"))
+                          stats_csv=_read(folder / "stats.csv"), stats_png=_read_bytes(folder / "stats.png"),
+                          notes=round_lines(read_race(folder) or {}) if state else [])  # a race's eliminations
     return inputs, run_id
 
 

@@ -24,6 +24,7 @@ from harness.jobs import build_job
 from harness.stages.pipeline import run_pipeline
 from harness.results.records import RunResult
 from harness.tracking.outcome import JobOutcome
+from harness.tracking.search import objective_values
 from harness.tracking.sweep import finished_job
 
 log = logging.getLogger("harness")
@@ -48,8 +49,17 @@ def run_from_config(cfg: DictConfig) -> RunResult:
 def task(cfg: DictConfig) -> JobOutcome:
     """One job, run by Hydra for the CLI and for the Python API (:mod:`harness.cli.api`) alike.
 
-    A failure becomes a FAILED outcome (traceback kept) so a sweep goes on.
+    A failure becomes a FAILED outcome (traceback kept) so a sweep goes on. The outcome reads as
+    the value(s) of ``objectives`` (``float(outcome)``), which is what a search sweeper optimises.
     """
+    outcome = _run_task(cfg)
+    if not outcome.failed:
+        metrics = outcome.previous["metrics"] if outcome.previous is not None else outcome.result.metrics
+        outcome.objectives = objective_values(cfg, metrics)
+    return outcome
+
+
+def _run_task(cfg: DictConfig) -> JobOutcome:
     hydra_cfg = HydraConfig.get()
     output_dir = Path(hydra_cfg.runtime.output_dir)
     if hydra_cfg.mode == RunMode.MULTIRUN:

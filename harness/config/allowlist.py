@@ -21,8 +21,9 @@ from hydra._internal.utils import _locate
 from omegaconf import DictConfig, ListConfig, OmegaConf, ValueNode
 
 OWN_PACKAGES = ("harness.",)
-# Hydra's node configures Hydra itself: its launcher, sweeper and callbacks.
-HYDRA_PACKAGES = ("hydra._internal.core_plugins.", "hydra_plugins.")
+# Hydra's node configures Hydra itself: its launcher, sweeper (with the Optuna sweeper's sampler,
+# hydra/sweeper/sampler) and callbacks.
+HYDRA_PACKAGES = ("hydra._internal.core_plugins.", "hydra_plugins.", "optuna.samplers.")
 # dictConfig logging setups and what their factories (``()``) and classes may be.
 LOGGING_NODES = ("hydra.job_logging.", "hydra.hydra_logging.")
 LOGGING_PACKAGES = ("logging.",)

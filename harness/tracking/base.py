@@ -84,6 +84,9 @@ class Tracker:
     def reopen_sweep(self, parent_id: str | None, tags: dict[str, str]) -> None:
         """Marks a resumed sweep's parent record running again, with new tags."""
 
+    def reopen_run(self, run_id: str, tags: dict[str, str]) -> None:
+        """Marks a finished record running again, with new tags (a race's next round of a job)."""
+
     def has_run(self, run_id: str) -> bool:
         """Whether the store holds this run (``harness sync`` re-creates a parent it lacks)."""
         return False

@@ -29,7 +29,8 @@ from harness.config.checks import check_config
 from harness.config.resolvers import PROJECT_ROOT
 from harness.config.secrets import redact, redact_file, redact_logging, redact_text
 from harness.jobs import JobNotValid, SweepNotValid, build_job, check_sweep_jobs
-from harness.tracking import sweep
+from harness.racing.race import read_race
+from harness.tracking import race, sweep
 from harness.tracking.gating import check_gates
 from harness.tracking.interruption import OPEN, allow_signals, hold_signals
 from harness.tracking.leaderboard import Leaderboard
@@ -38,6 +39,7 @@ from harness.tracking.naming import flatten, portable, run_name
 from harness.tracking.selfcheck_flags import threshold_notes, warnings as selfcheck_warnings
 from harness.tracking.outcome import JobInfo, JobOutcome
 from harness.tracking.resume import resume_sweep
+from harness.tracking.search import log_search_result
 from harness.tracking.statistics import plan_sweep, report_sweep_statistics
 from harness.tracking.sync import mark_sweep_end_logged, not_logged
 
@@ -134,8 +136,14 @@ class TrackingCallback(Callback):
                                            info.overrides):
             return  # a resumed sweep's finished job keeps its run
         tracker = instantiate(config.tracking)
+        earlier = race.earlier_round_run(Path(hydra_cfg.runtime.output_dir), state.get("sweep_id"),
+                                         OmegaConf.select(config, "race.questions")) if multirun else None
         try:  # the job's run is RUNNING while it computes, so a kill can mark it KILLED
-            OPEN.job_run_id, OPEN.job_tracker = tracker.start_job(info, state.get("parent_run_id")), tracker
+            if earlier:  # a race's next round: the configuration's one run goes on
+                tracker.reopen_run(earlier, process_tags())
+                OPEN.job_run_id, OPEN.job_tracker = earlier, tracker
+            else:
+                OPEN.job_run_id, OPEN.job_tracker = tracker.start_job(info, state.get("parent_run_id")), tracker
         except Exception:  # logged again at the job's end; the job itself goes on
             log.exception("tracking could not open a run for %s", info.name)
 
@@ -146,7 +154,7 @@ class TrackingCallback(Callback):
             hold_signals()
             return
         summary = {
-            "sweep_id": state.get("sweep_id"), "job_num": hydra_cfg.job.num if multirun else 0,
+            "sweep_id": state.get("sweep_id"), "job_num": _job_number(hydra_cfg) if multirun else 0,
             "name": info.name, "status": outcome.status, "choices": info.choices,
             "overrides": info.overrides, "metrics": outcome.result.metrics if outcome.result else {},
             "error": outcome.message, "output_dir": str(outcome.output_dir),
@@ -179,13 +187,22 @@ class TrackingCallback(Callback):
         summaries = sweep.collect_job_summaries(sweep_dir, state.get("sweep_id", ""))
         failed = [s["name"] for s in summaries if s["status"] != "FINISHED"]
         tracker = instantiate(config.tracking)
-        board = _report(summaries, config, tracker, title=f"{config.experiment_name}: {len(summaries)} runs")
+        record = read_race(sweep_dir)  # a racing sweep's rounds and eliminations
+        if record:
+            summaries = race.add_race_figures(summaries, record)
+        board = _report(summaries, config, tracker, title=f"{config.experiment_name}: {len(summaries)} runs",
+                        extra_columns=race.RACE_COLUMNS if record else [])
         (sweep_dir / "leaderboard.csv").write_text(board.to_csv())
         stats = instantiate(config.stats)
         end_logged = True
         try:
-            if stats.enabled:
-                report_sweep_statistics(stats, summaries, sweep_dir, tracker, state.get("parent_run_id"))
+            if record:
+                race.print_race(record)
+                race.log_race(record, summaries, sweep_dir, tracker, state.get("parent_run_id"))
+            log_search_result(sweep_dir, summaries, tracker, state.get("parent_run_id"))
+            if stats.enabled:  # a race's survivors only: they ran the same questions
+                report_sweep_statistics(stats, race.survivors(summaries) if record else summaries, sweep_dir,
+                                        tracker, state.get("parent_run_id"))
             tracker.end_sweep(state.get("parent_run_id"), board, jobs=len(summaries), failed=len(failed))
             mark_sweep_end_logged(sweep_dir)
         except Exception as err:  # everything is on disk; `harness sync` logs it later
@@ -219,6 +236,13 @@ class TrackingCallback(Callback):
 def _gates(config: DictConfig):
     # A config from elsewhere (an older logged one, a user's config folder) may have no gates.
     return instantiate(config.gates) if config.get("gates") is not None else None
+
+
+def _job_number(hydra_cfg) -> int:
+    """The job's number: its folder's when that is a number (a race keeps one folder per
+    configuration across rounds, ``hydra.sweep.subdir=<configuration number>``), else Hydra's."""
+    subdir = str(hydra_cfg.sweep.subdir)
+    return int(subdir) if subdir.isdigit() else hydra_cfg.job.num
 
 
 def _job_context(config: DictConfig):
@@ -256,8 +280,9 @@ def _stop_on_error(what: str, reason: str):
         raise SystemExit(EXIT_NOT_STARTED) from err
 
 
-def _report(summaries: list[dict], config: DictConfig, tracker, title: str) -> Leaderboard:
-    board = Leaderboard.from_summaries(summaries, list(config.report.headline))
+def _report(summaries: list[dict], config: DictConfig, tracker, title: str,
+            extra_columns: list[str] = ()) -> Leaderboard:
+    board = Leaderboard.from_summaries(summaries, [*config.report.headline, *extra_columns])
     board.print(title)
     for line in selfcheck_warnings(summaries):  # a judge that failed its self-check is not evidence
         print(line)

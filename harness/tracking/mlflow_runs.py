@@ -121,3 +121,15 @@ def download_config(client, run: RunRef) -> str | None:
         return None
     with tempfile.TemporaryDirectory() as tmp:
         return Path(client.download_artifacts(run.run_id, CONFIG_FILE, tmp)).read_text(encoding="utf-8")
+
+
+def table_question_ids(client, run_id: str, artifact_file: str) -> set[str]:
+    """The question ids of the table ``artifact_file`` the run already holds (empty if none)."""
+    import json
+
+    if artifact_file not in {f.path for f in client.list_artifacts(run_id)}:
+        return set()
+    with tempfile.TemporaryDirectory() as folder:
+        table = json.loads(Path(client.download_artifacts(run_id, artifact_file, folder)).read_text())
+    column = table["columns"].index("question_id") if "question_id" in table["columns"] else None
+    return set() if column is None else {str(row[column]) for row in table["data"]}

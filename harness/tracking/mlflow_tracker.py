@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 _MAX_PARAMS_PER_BATCH = 100
 _MAX_METRICS_PER_BATCH = 1000
 _MAX_PARAM_VALUE = 6000
+_TABLE = "per_question_table.json"
 
 
 class MLflowTracker(Tracker):
@@ -131,11 +132,13 @@ class MLflowTracker(Tracker):
             self._client.set_terminated(run_id, status="KILLED")
 
     def reopen_sweep(self, parent_id: str | None, tags: dict[str, str]) -> None:
-        if parent_id is None:
-            return
+        if parent_id is not None:
+            self.reopen_run(parent_id, tags)
+
+    def reopen_run(self, run_id: str, tags: dict[str, str]) -> None:
         for key, value in tags.items():
-            self._client.set_tag(parent_id, key, value)
-        self._client.update_run(parent_id, status="RUNNING")
+            self._client.set_tag(run_id, key, value)
+        self._client.update_run(run_id, status="RUNNING")
 
     def has_run(self, run_id: str) -> bool:
         from mlflow.exceptions import MlflowException
@@ -232,9 +235,17 @@ class MLflowTracker(Tracker):
             self._client.log_batch(run_id, metrics=metric_list[start:start + _MAX_METRICS_PER_BATCH])
 
     def _log_table(self, run_id: str, rows: list[dict[str, Any]]) -> None:
-        """The per-question table in MLflow's table format, viewable in the UI."""
+        """The per-question table in MLflow's table format, viewable in the UI.
+
+        MLflow appends to a table the run already has; a run logged again (a race's next round
+        on a longer prefix of the same questions) gets only the questions its table lacks.
+        """
         import pandas as pd
 
+        logged = mlflow_runs.table_question_ids(self._client, run_id, _TABLE)
+        rows = [row for row in rows if row.get("question_id") not in logged]
+        if not rows and logged:
+            return
         frame = pd.DataFrame([{k: ("|".join(map(str, v)) if isinstance(v, list) else v)
                                for k, v in row.items()} for row in rows])
-        self._client.log_table(run_id, data=frame, artifact_file="per_question_table.json")
+        self._client.log_table(run_id, data=frame, artifact_file=_TABLE)

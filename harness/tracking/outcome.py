@@ -22,6 +22,9 @@ class JobOutcome:
     message: str | None = None  # the root cause, one paragraph
     # A resumed sweep's job that had finished before: its summary, nothing recomputed or logged.
     previous: dict[str, Any] | None = None
+    # What a search sweeper (hydra/sweeper=optuna) optimises: the values of the config's
+    # ``objectives`` (harness.tracking.search.objective_values); read with float() or iter().
+    objectives: list[float] | None = None
 
     @classmethod
     def from_exception(cls, error: BaseException, output_dir: Path) -> "JobOutcome":
@@ -42,6 +45,22 @@ class JobOutcome:
     @property
     def failed(self) -> bool:
         return self.status == "FAILED"
+
+    def _values(self) -> list[float]:
+        if self.failed or not self.objectives:
+            raise ValueError(f"no objective value: {self.message or 'the job computed none'}")
+        return list(self.objectives)
+
+    def __float__(self) -> float:
+        """The single objective (a search sweeper's trial value); ValueError for a failed job."""
+        values = self._values()
+        if len(values) != 1:
+            raise ValueError(f"{len(values)} objectives: read them with iter(), not float()")
+        return values[0]
+
+    def __iter__(self):
+        """The objectives, in the order of the config's ``objectives`` (a multi-objective study)."""
+        return iter(self._values())
 
 
 @dataclass

@@ -8,6 +8,7 @@ from typing import Any, Dict, List
 from omegaconf import MISSING
 
 from harness.config.schemas.generator import GenerationSchema, PricingSchema
+from harness.config.schemas.race import RaceSchema
 
 
 @dataclass
@@ -60,3 +61,5 @@ class HarnessSchema:
     routes: Any = MISSING
     router: Any = MISSING
     plugins: PluginsSchema = field(default_factory=PluginsSchema)
+    race: RaceSchema = field(default_factory=RaceSchema)
+    objectives: List[str] = MISSING

@@ -1,0 +1,94 @@
+"""The same sweep as a grid and as a race: the race's champion against the grid's, and the cost.
+
+    python benchmarks/racing.py                         # the default sweep below, on the demo
+    python benchmarks/racing.py --preset answers        # the issue's sweep: local answers on all 86 questions
+    python benchmarks/racing.py -- chunker=a,b retriever=x,y race.alpha=0.1   # any sweep
+
+Each mode starts cold in its own temporary folder (its own cache and MLflow store), so neither reads
+what the other computed. Printed: the grid's champion and the configurations its end-of-sweep
+paired tests (stats, Holm-corrected) do not find significantly worse; the race's champion and
+whether it is one of those; question-evaluations and wall time of each, and their ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PRESETS = {
+    # Retrieval only: chunk sizes on key-fact coverage (tiny chunks cut the facts apart).
+    "chunking": ["chunker.size=12,16,24,48,96,192", "chunker.overlap=2",
+                 "stats.primary.name=key_facts/coverage_exact"],
+    # The issue's sweep: every question answered by the embedded SmolLM2, with 0 or 2 retrieved chunks.
+    "answers": ["chunker=fixed_tokens,recursive", "retriever=bm25,dense", "generation.contexts=0,2",
+                "generator=local", "generator.max_new_tokens=32", "stats.primary.name=answer/f1"],
+}
+
+
+def run(folder: Path, arguments: list[str]) -> float:
+    """Seconds of one sweep in ``folder``; exits with its error when it fails."""
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "harness", "-m", *arguments,
+                           f"tracking.tracking_uri=sqlite:///{folder / 'mlflow.db'}",
+                           f"tracking.artifact_location={folder / 'mlruns'}",
+                           f"cache.dir={folder / 'cache'}", f"hydra.sweep.dir={folder / 'sweep'}"],
+                          cwd=folder, capture_output=True, text=True,
+                          env={**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"})
+    if done.returncode != 0:
+        sys.exit(f"sweep failed ({' '.join(arguments)}):\n{done.stderr[-3000:]}")
+    return time.perf_counter() - start
+
+
+def grid_verdicts(sweep: Path) -> tuple[str, list[str], int]:
+    """The grid's champion, the runs not significantly worse than it (champion first), and the runs."""
+    runs = [row["run"] for row in csv.DictReader((sweep / "leaderboard.csv").open()) if row["status"] == "FINISHED"]
+    verdicts = {row["challenger"]: row["winner"] for row in csv.DictReader((sweep / "stats_verdicts.csv").open())}
+    champion = next(name for name in runs if name not in verdicts)
+    return champion, [champion, *(n for n, winner in verdicts.items() if winner != "champion")], len(runs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--preset", choices=sorted(PRESETS), default="chunking")
+    parser.add_argument("sweep", nargs="*", help="the sweep's own arguments (instead of the preset)")
+    args = parser.parse_args()
+    sweep = args.sweep or PRESETS[args.preset]
+    with tempfile.TemporaryDirectory(prefix="racing-bench-") as tmp:
+        grid_dir, race_dir = Path(tmp) / "grid", Path(tmp) / "race"
+        grid_dir.mkdir()
+        race_dir.mkdir()
+        grid_seconds = run(grid_dir, sweep)
+        race_seconds = run(race_dir, ["hydra/sweeper=racing", *sweep])
+        champion, equal, configurations = grid_verdicts(grid_dir / "sweep")
+        record = json.loads((race_dir / "sweep" / "race.json").read_text())
+        total = record["total_questions"]
+    grid_evaluations = configurations * total
+    figures = {
+        "sweep": " ".join(sweep), "configurations": configurations, "questions": total,
+        "grid_champion": champion, "grid_not_significantly_worse": equal,
+        "race_champion": record["champion"], "race_champion_in_set": record["champion"] in equal,
+        "race_rounds": len(record["rounds"]),
+        "eliminated": {e["name"]: f"round {e['round']} ({e['questions']} questions)"
+                       for r in record["rounds"] for e in r["eliminated"]},
+        "grid_evaluations": grid_evaluations, "race_evaluations": record["evaluations"],
+        "evaluations_ratio": round(record["evaluations"] / grid_evaluations, 3),
+        "grid_seconds": round(grid_seconds, 1), "race_seconds": round(race_seconds, 1),
+        "seconds_ratio": round(race_seconds / grid_seconds, 3),
+    }
+    for key, value in figures.items():
+        print(f"{key}: {value}")
+    out = ROOT / "benchmarks" / "results"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"racing_{args.preset if not args.sweep else 'custom'}.json").write_text(json.dumps(figures, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

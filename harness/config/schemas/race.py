@@ -1,0 +1,34 @@
+"""Schema of the root ``race`` block: racing sweeps (``hydra/sweeper=racing``, harness/racing/)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import List, Optional
+
+from omegaconf import MISSING
+
+from harness.config.schemas.choices import Stratum
+
+
+class RaceTest(StrEnum):
+    """Anytime-valid lower bounds of a mean paired difference (harness/racing/confseq.py)."""
+
+    betting = "betting"
+    empirical_bernstein = "empirical_bernstein"
+    hoeffding = "hoeffding"
+
+
+@dataclass
+class RaceSchema:
+    # Set by the racing sweeper for each round: run only the first N questions of the race order.
+    questions: Optional[int] = None
+    stratify: Optional[Stratum] = None
+    seed: int = MISSING
+    first: int = MISSING
+    step: int = MISSING
+    min_questions: int = MISSING
+    max_rounds: int = MISSING
+    alpha: float = MISSING
+    test: RaceTest = MISSING
+    bounds: List[float] = MISSING

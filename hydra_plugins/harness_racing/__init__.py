@@ -1,0 +1,1 @@
+"""``hydra/sweeper=racing``: the harness's racing sweeper (README, "Racing and search")."""

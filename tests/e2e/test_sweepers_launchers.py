@@ -1,0 +1,46 @@
+"""The racing and Optuna sweepers hand their batches to the joblib and Ray launchers: the same
+race (eliminations, runs, figures) and a study under one parent run."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+from tests.e2e.test_optuna import STUDY, check_study
+from tests.e2e.test_racing import RACE, check_race, command, env
+from tests.e2e.test_ray_launcher import _ray_processes
+
+pytestmark = pytest.mark.slow
+
+JOBLIB = ["hydra/launcher=joblib", "hydra.launcher.n_jobs=2"]
+
+
+def sweep(folder, *overrides, extra_env=None):
+    done = subprocess.run(command(folder, *overrides, f"hydra.sweep.dir={folder / 'sweep'}"), cwd=folder,
+                          env={**env(), **(extra_env or {})}, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+def test_race_and_study_with_joblib(tmp_path):
+    race, study = tmp_path / "race", tmp_path / "study"
+    race.mkdir()
+    study.mkdir()
+    check_race(race, race / "sweep", sweep(race, *RACE, *JOBLIB).stdout)
+    check_study(study, study / "sweep", sweep(study, *STUDY, *JOBLIB).stdout)
+
+
+def test_race_with_ray(tmp_path):
+    ray_tmp = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # Ray's unix sockets need a short path
+    try:
+        done = sweep(tmp_path, *RACE, "hydra/launcher=ray", "hydra.launcher.ray.init.num_cpus=2",
+                     f"+hydra.launcher.ray.init._temp_dir={ray_tmp}", extra_env={"RAY_DEDUP_LOGS": "0"})
+        assert _ray_processes(ray_tmp) == []
+    finally:
+        for process in _ray_processes(ray_tmp):
+            process.kill()
+        shutil.rmtree(ray_tmp, ignore_errors=True)
+    check_race(tmp_path, tmp_path / "sweep", done.stdout)
