@@ -30,7 +30,7 @@ run: $(STAMP)
 
 # Test processes on every core, at most 4 (each loads its own models).
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n auto --maxprocesses 4
+	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --durations=25
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/demo_sweep.py

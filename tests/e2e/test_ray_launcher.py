@@ -70,7 +70,11 @@ def test_ray_sweep_matches_the_basic_launcher(tmp_path):
     for name, child in ray_children.items():
         assert _scores(child) == _scores(basic_children[name]), name
         assert child.data.params == basic_children[name].data.params
-        assert _rows(child) == _rows(basic_children[name])
+        # Ray's workers split torch's threads differently: dense scores agree to float32 rounding,
+        # which can flip the 6th decimal of a rounded score; everything else is equal.
+        for ours, theirs in zip(_rows(child), _rows(basic_children[name]), strict=True):
+            assert ours.pop("retrieved_scores") == pytest.approx(theirs.pop("retrieved_scores"), abs=2e-6)
+            assert ours == theirs
     for key in ("sweep/jobs", "sweep/jobs_failed", "sweep/jobs_finished"):
         assert ray_parent.data.metrics[key] == basic_parent.data.metrics[key]
     # Every job embeds, yet each of the two worker processes loads the encoder once.

@@ -22,7 +22,7 @@ def assert_not_started(tmp_path, done) -> str:
 
 def test_an_unknown_experiment_is_an_error_naming_the_available_ones(tmp_path):
     done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "experiment=demo_swep", multirun=False)
-    assert "unknown experiment 'demo_swep'; available: demo_sweep, optuna_demo, scifact" in assert_not_started(tmp_path, done)
+    assert "unknown experiment 'demo_swep'; available: 2wiki_flashrag, asqa_flashrag, demo_sweep, hotpotqa_flashrag, musique_flashrag, nq_flashrag, optuna_demo, popqa_flashrag, scifact, triviaqa_flashrag" in assert_not_started(tmp_path, done)
 
 
 def test_every_job_s_arguments_are_checked_before_the_sweep_starts(tmp_path):

@@ -104,4 +104,5 @@ def test_batched_log_probabilities_match_one_sequence_at_a_time(compose):
         expected = [float(torch.log_softmax(logits[len(head) - 1 + k], -1)[t]) for k, t in enumerate(tail)]
         assert got == pytest.approx(expected, abs=1e-4)
     [after_question, after_greeting] = judge.log_likelihoods(prompts[1:], ["Paris", "Paris"])
-    assert after_question == batched[1] and after_question[0] > after_greeting[0] + 2  # the question makes Paris likely
+    # another batch pads differently: equal to float32 rounding, not bit for bit
+    assert after_question == pytest.approx(batched[1], abs=1e-4) and after_question[0] > after_greeting[0] + 2  # the question makes Paris likely
