@@ -12,6 +12,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+# GGUF models de-quantized once for the whole run (every worker and CLI subprocess), in the
+# checkout's ignored .cache/ rather than the user's home.
+os.environ.setdefault("HARNESS_MODEL_CACHE", str(PROJECT_ROOT / ".cache" / "models"))
 # Subprocesses (`python -m harness` from a temporary folder) import this checkout's package, not
 # whichever one the virtualenv's editable install points at (e.g. from a git worktree).
 os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(PROJECT_ROOT), os.environ.get("PYTHONPATH")) if p)

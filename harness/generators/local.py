@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.generators.base import BATCH_SECONDS, BATCH_SIZE, Generation, GenerationRequest, Generator
+from harness.gguf_cache import load_gguf
 from harness.models import installed_path, model_fingerprint, resolve_device
 from harness.progress import progress_bar
 
@@ -171,11 +172,15 @@ def _load(model: str, gguf_file: str | None, device: str, dtype: str):
     # 1.2e-38 are noise for a language model, so flush them to zero.
     torch.set_flush_denormal(True)
     log.info("loading generator %s%s on %s", model, f" ({gguf_file})" if gguf_file else "", resolved)
-    kwargs = {"gguf_file": gguf_file} if gguf_file else {}
-    tokenizer = AutoTokenizer.from_pretrained(model, **kwargs)
+    if gguf_file:  # de-quantized once per machine (harness/gguf_cache.py), then cast
+        tokenizer, loaded = load_gguf(model, gguf_file)
+        loaded = loaded.to(getattr(torch, dtype))
+    else:
+        tokenizer = AutoTokenizer.from_pretrained(model)
+        loaded = AutoModelForCausalLM.from_pretrained(model, dtype=getattr(torch, dtype))
     tokenizer.padding_side = "left"
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
-    loaded = AutoModelForCausalLM.from_pretrained(model, dtype=getattr(torch, dtype), **kwargs).to(resolved)
+    loaded = loaded.to(resolved)
     loaded.eval()
     return tokenizer, loaded
