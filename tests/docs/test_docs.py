@@ -84,3 +84,41 @@ def test_the_reference_reads_keys_defaults_and_comments_from_the_yaml():
     assert "| `gates.alpha` | `0.05` | significance level of the paired t-test in regression gates |" in \
         hook.render_group("gates")
     assert "### `shared/answer_checks`" in hook.render_group("routes")
+
+
+def _build(tmp_path, pages: dict[str, str], nav: list[str]):
+    """mkdocs build of ``pages`` with the project's own strictness and validation settings."""
+    import subprocess
+    import sys
+
+    project = _mkdocs_config()
+    config = {"site_name": "t", "docs_dir": "docs", "site_dir": "site", "strict": project["strict"],
+              "validation": project["validation"], "nav": nav}
+    (tmp_path / "docs").mkdir()
+    for name, text in pages.items():
+        (tmp_path / "docs" / name).write_text(text)
+    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(config))
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_the_strict_build_refuses_a_page_left_out_of_the_nav(tmp_path):
+    done = _build(tmp_path, {"index.md": "# a\n", "orphan.md": "# b\n"}, ["index.md"])
+    assert done.returncode != 0 and "orphan.md" in done.stderr
+
+
+def test_the_strict_build_refuses_broken_links_and_anchors(tmp_path):
+    for number, (link, fails) in enumerate([("[x](other.md#there)", False), ("[x](missing.md)", True),
+                                            ("[x](other.md#nowhere)", True)]):
+        folder = tmp_path / str(number)
+        folder.mkdir()
+        done = _build(folder, {"index.md": f"# a\n\n{link}\n", "other.md": "# There\n"}, ["index.md", "other.md"])
+        assert (done.returncode != 0) == fails, (link, done.stderr)
+
+
+def test_make_test_runs_the_strict_build_first_and_loud_enough_to_count_warnings():
+    makefile = (PROJECT_ROOT / "Makefile").read_text()
+    assert re.search(r"^test: docs\b", makefile, flags=re.M)
+    recipe = re.search(r"^docs:.*\n\t(.+)", makefile, flags=re.M).group(1)
+    # --quiet hides the warnings --strict counts: the build would then pass with broken links.
+    assert "mkdocs build --strict" in recipe and "-q" not in recipe.split()
