@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -66,14 +67,29 @@ def flat_keys(node: Any, prefix: str = "") -> dict[str, Any]:
 
 
 def header_comment(lines: list[str]) -> str:
-    """The comment block the file opens with (its ``@package`` line left out)."""
-    text = []
+    """The comment block the file opens with (its ``@package`` line left out), as markdown: prose
+    lines joined into paragraphs, indented lines (examples such as ``#   harness ...``) as code."""
+    blocks: list[tuple[bool, list[str]]] = []
     for line in lines:
         if not line.startswith("#"):
             break
-        if not PACKAGE.match(line):
-            text.append(line.lstrip("#").strip())
-    return " ".join(t for t in text if t)
+        if PACKAGE.match(line):
+            continue
+        body = line[1:].removeprefix(" ")
+        code = body.startswith("  ")
+        if not body.strip():
+            blocks.append((False, []))
+        elif blocks and blocks[-1][0] == code and blocks[-1][1]:
+            blocks[-1][1].append(body)
+        else:
+            blocks.append((code, [body]))
+    parts = []
+    for code, text in blocks:
+        if code:
+            parts.append("```\n" + textwrap.dedent("\n".join(text)).strip("\n") + "\n```")
+        elif text:
+            parts.append(_text(" ".join(t.strip() for t in text)))
+    return "\n\n".join(parts)
 
 
 def _inline_comment(rest: str) -> str:
@@ -153,7 +169,7 @@ def render_option(path: Path, group: str, conf: Path = CONF) -> str:
     out = [f"### `{name}`", ""]
     header = header_comment(lines)
     if header:
-        out += [_text(header), ""]
+        out += [header, ""]
     if group == "config.yaml":
         out += [f"`{rel}`: the root config every run composes.", ""]
     elif name.split("/")[0] == INCLUDED:
