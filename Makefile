@@ -36,9 +36,10 @@ run: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/mkdocs build --strict
 
-# Test processes on every core, at most 4 (each loads its own models); the docs build first.
+# Test processes on every core, at most 4 (each loads its own models, with one torch thread: see
+# tests/conftest.py); an idle worker takes tests queued for a busy one; the docs build first.
 test: docs
-	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --durations=25
+	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist worksteal --durations=25
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/demo_sweep.py

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.slow
 
 def test_reranked_runs_carry_first_stage_and_reranked_metrics_and_are_compared(tmp_path):
     done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "retriever=bm25,hybrid", "reranker=none,llm",
-                   "reranker.candidates=20")
+                   "reranker.candidates=10")
     assert done.returncode == 0, done.stderr[-3000:]
     client, runs = runs_of(tmp_path)
     parents, children = split(runs)
@@ -28,7 +28,7 @@ def test_reranked_runs_carry_first_stage_and_reranked_metrics_and_are_compared(t
         assert {"first_stage/ndcg_at_5", "first_stage/recall_at_10", "retrieval/ndcg_at_5",
                 "rerank/seconds_per_query", "time/rerank_seconds"} <= set(metrics)
         assert metrics["rerank/failed_queries"] == 0
-        assert child.data.params["reranker.candidates"] == "20" and child.data.params["reranker.fusion"] == "rrf"
+        assert child.data.params["reranker.candidates"] == "10" and child.data.params["reranker.fusion"] == "rrf"
     # The first stage of a reranked run is the same ranking as the plain run of the same retriever.
     for retriever in ("bm25", "hybrid"):
         [with_llm] = [c for c in reranked if c.data.params["choice.retriever"] == retriever]
