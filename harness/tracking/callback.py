@@ -35,7 +35,7 @@ from harness.tracking.gating import check_gates
 from harness.tracking.interruption import OPEN, allow_signals, hold_signals
 from harness.tracking.leaderboard import Leaderboard
 from harness.tracking.liveness import process_tags
-from harness.tracking.naming import flatten, portable, run_name
+from harness.tracking.naming import flatten, portable, single_run_name, sweep_job_name, sweep_naming
 from harness.tracking.selfcheck_flags import threshold_notes, warnings as selfcheck_warnings
 from harness.tracking.outcome import JobInfo, JobOutcome
 from harness.tracking.resume import resume_sweep
@@ -113,6 +113,7 @@ class TrackingCallback(Callback):
         })
         name = f"{config.experiment_name} sweep {sweep_dir.name}"
         state["overrides"] = redact(overrides)
+        state["naming"] = sweep_naming(overrides, sweep_params, config)  # what tells its jobs apart
         state["parent"] = {"name": name, "tags": tags}  # for `harness sync` into another store
         state["parent_run_id"] = tracker.start_sweep(name, tags)
         sweep.save_sweep(sweep_dir, state)
@@ -249,8 +250,8 @@ def _job_context(config: DictConfig):
     """The job's Hydra config, whether it is part of a sweep, how it is logged, and its sweep's state."""
     hydra_cfg = HydraConfig.get()
     multirun = hydra_cfg.mode == RunMode.MULTIRUN
-    info = _JOB_INFO.get(hydra_cfg, config)
     state = sweep.read_sweep(Path(hydra_cfg.sweep.dir)) if multirun else {}
+    info = _JOB_INFO.get(hydra_cfg, config, state.get("naming"))
     if state:  # children attach to their own sweep's parent, named in their sweep folder
         info.tags["harness.sweep_id"] = state["sweep_id"]
     return hydra_cfg, multirun, info, state
@@ -317,16 +318,16 @@ class _JobInfoOfCurrentJob:
         self._config: DictConfig | None = None  # Hydra hands a job's start and end the same object
         self._info: JobInfo | None = None
 
-    def get(self, hydra_cfg, config: DictConfig) -> JobInfo:
+    def get(self, hydra_cfg, config: DictConfig, naming: dict[str, Any] | None) -> JobInfo:
         if self._info is None or self._config is not config:
-            self._config, self._info = config, _job_info(config, hydra_cfg)
+            self._config, self._info = config, _job_info(config, hydra_cfg, naming)
         return self._info
 
 
 _JOB_INFO = _JobInfoOfCurrentJob()
 
 
-def _job_info(config: DictConfig, hydra_cfg) -> JobInfo:
+def _job_info(config: DictConfig, hydra_cfg, naming: dict[str, Any] | None) -> JobInfo:
     task_keys = [key for key in config.keys() if key != "hydra"]
     task = portable(OmegaConf.to_container(OmegaConf.masked_copy(config, task_keys), resolve=True, enum_to_str=True))
     params: dict[str, Any] = {}
@@ -336,9 +337,11 @@ def _job_info(config: DictConfig, hydra_cfg) -> JobInfo:
     choices = {g: str(o) for g, o in hydra_cfg.runtime.choices.items()
                if o is not None and not g.startswith(("hydra/", "schema/")) and "@" not in g}
     overrides = list(hydra_cfg.overrides.task)
-    dirname = hydra_cfg.job.config.override_dirname
-    name = run_name(overrides, list(dirname.exclude_keys), dirname.item_sep, dirname.kv_sep) or ",".join(
-        f"{g}={choices[g]}" for g in ("chunker", "retriever") if g in choices)
+    if naming and naming["varied"]:  # a sweep's job: the keys its sweep varies
+        name = sweep_job_name(overrides, naming["varied"], naming["path_keys"], naming["labels"])
+    else:
+        name = single_run_name(overrides, list(hydra_cfg.job.config.override_dirname.exclude_keys), list(choices),
+                               str(config.experiment_name))
     tags = {"harness.version": __version__, "harness.output_dir": str(Path(hydra_cfg.runtime.output_dir).resolve()),
             "harness.overrides": " ".join(overrides), **process_tags(), **_code_tags()}
     return JobInfo(name=redact_text(name), choices=redact(choices), overrides=redact(overrides),
