@@ -106,6 +106,25 @@ class StatsReport:
         """(challenger, "winner <who> - <reason>") per challenger."""
         return [(c.name, f"winner {c.verdict.winner} - {c.verdict.reason}") for c in self.result.challengers]
 
+    def brief_rows(self, short: dict[str, str]) -> tuple[list[str], list[list[str]]]:
+        """One row per challenger: its primary metric's difference, CI, corrected p and n, the
+        winner, and each guard as ``label difference`` with ``!`` where it regressed beyond its
+        tolerance (significantly). ``short``: the short label of every metric."""
+        headers = ["challenger", "diff", self.ci_label, f"p {self.result.correction}", "n", "winner", "guards"]
+        rows = []
+        for challenger in self.result.challengers:
+            primary = next((m for m in challenger.metrics if m.spec.role == "primary"), challenger.metrics[0])
+            ci = "-" if primary.ci_low is None else f"[{primary.ci_low:+.4f}, {primary.ci_high:+.4f}]"
+            guards = []
+            for g in (m for m in challenger.metrics if m.spec.role == "guard"):
+                regressed = (g.p_corrected is not None and g.p_corrected < self.alpha and g.mean_difference is not None
+                             and g.spec.worse_by(g.mean_difference) > g.spec.tolerance)
+                guards.append(f"{short.get(g.spec.name, g.spec.name)} {_num(g.mean_difference, '+.4f')}"
+                              + ("!" if regressed else ""))
+            rows.append([challenger.name, _num(primary.mean_difference, "+.4f"), ci, _num(primary.p_corrected, ".3g"),
+                         str(primary.n), challenger.verdict.winner, " ".join(guards) or "-"])
+        return headers, rows
+
     def to_markdown(self) -> str:
         """The short view as a Markdown table, then one verdict line per challenger."""
         import pandas as pd

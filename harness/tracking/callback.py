@@ -203,7 +203,7 @@ class TrackingCallback(Callback):
             log_search_result(sweep_dir, summaries, tracker, state.get("parent_run_id"))
             if stats.enabled:  # a race's survivors only: they ran the same questions
                 report_sweep_statistics(stats, race.survivors(summaries) if record else summaries, sweep_dir,
-                                        tracker, state.get("parent_run_id"))
+                                        tracker, state.get("parent_run_id"), brief=_brief(config))
             tracker.end_sweep(state.get("parent_run_id"), board, jobs=len(summaries), failed=len(failed))
             mark_sweep_end_logged(sweep_dir)
         except Exception as err:  # everything is on disk; `harness sync` logs it later
@@ -281,16 +281,22 @@ def _stop_on_error(what: str, reason: str):
         raise SystemExit(EXIT_NOT_STARTED) from err
 
 
+def _brief(config: DictConfig) -> bool:
+    """``report.console: brief`` (one screen) rather than ``full``; a config without it is full."""
+    return str(OmegaConf.select(config, "report.console", default="full")) == "brief"
+
+
 def _report(summaries: list[dict], config: DictConfig, tracker, title: str,
             extra_columns: list[str] = ()) -> Leaderboard:
     board = Leaderboard.from_summaries(summaries, [*config.report.headline, *extra_columns])
-    board.print(title)
+    brief = _brief(config) and len(summaries) > 1  # a single run's table is already one screen
+    board.print_brief(title) if brief else board.print(title)
     for line in selfcheck_warnings(summaries):  # a judge that failed its self-check is not evidence
         print(line)
     for line in threshold_notes(summaries):  # which accuracy threshold each judge column used
         print(line)
     for suite in config.metrics.values():  # each suite may add its own table (e.g. per route)
-        get_class(suite._target_).sweep_summary(summaries, title)
+        get_class(suite._target_).sweep_summary(summaries, title, brief=brief)
     return board
 
 
