@@ -153,13 +153,19 @@ class StatsReport:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
+        from matplotlib.ticker import MaxNLocator
+
+        from harness.console import short_names
+
         challengers = self.result.challengers
         metrics = [m.spec.name for m in challengers[0].metrics]
-        names = [textwrap.shorten(c.name, 48, placeholder="...") for c in challengers]
-        fig, axes = plt.subplots(1, len(metrics), figsize=(5 * len(metrics), 0.45 * len(names) + 2.2),
+        short, _, _ = short_names([self.champion, *(c.name for c in challengers)])
+        names = [textwrap.shorten(short[c.name], 40, placeholder="...") for c in challengers]
+        # Rows 0.28 inch apart at any number of runs; a few x ticks, slanted, so labels never overlap.
+        fig, axes = plt.subplots(1, len(metrics), figsize=(5 * len(metrics), 0.28 * len(names) + 1.8),
                                  squeeze=False, layout="constrained")
         # The champion's name can be long: it goes once, wrapped, above all panels.
-        fig.suptitle(textwrap.fill(f"challenger - champion ({self.champion})", 40 * len(metrics)), fontsize=8)
+        fig.suptitle(textwrap.fill(f"challenger - champion ({short[self.champion]})", 40 * len(metrics)), fontsize=8)
         for axis, metric in zip(axes[0], metrics):
             for y, challenger in enumerate(challengers):
                 c = next(m for m in challenger.metrics if m.spec.name == metric)
@@ -172,6 +178,9 @@ class StatsReport:
                               color="C0", markerfacecolor="C0" if significant else "white")
             axis.axvline(0.0, color="grey", linewidth=0.8)
             axis.set_yticks(range(len(names)), names, fontsize=7)
+            axis.set_ylim(-0.6, len(names) - 0.4)
+            axis.xaxis.set_major_locator(MaxNLocator(nbins=4))
+            axis.tick_params(axis="x", labelsize=7, labelrotation=30)
             axis.set_title(textwrap.fill(metric, 45), fontsize=8)
             axis.set_xlabel(f"mean difference, {self.ci_label} (uncorrected)\n"
                             f"filled: significant after {self.result.correction} correction", fontsize=7)
