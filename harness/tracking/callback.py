@@ -31,6 +31,7 @@ from harness.config.secrets import redact, redact_file, redact_logging, redact_t
 from harness.jobs import JobNotValid, SweepNotValid, build_job, check_sweep_jobs
 from harness.racing.race import read_race
 from harness.tracking import race, sweep
+from harness.tracking.description import describe_runs
 from harness.tracking.gating import check_gates
 from harness.tracking.interruption import OPEN, allow_signals, hold_signals
 from harness.tracking.leaderboard import Leaderboard
@@ -175,6 +176,7 @@ class TrackingCallback(Callback):
                 print(f"NOT LOGGED {info.name}: {summary['tracking_error']}; the results are in {outcome.output_dir}")
                 self._failed_run = f"{info.name} (not logged)"
             _report([summary], config, tracker, title=f"{config.experiment_name}: {info.name}")
+            describe_runs(tracker, [summary], list(config.report.headline), None)
             self._gates_failed = bool(check_gates(_gates(config), [summary], tracker, outcome.output_dir,
                                                   summary.get("run_id")))
             _print_where(tracker)
@@ -201,9 +203,11 @@ class TrackingCallback(Callback):
                 race.print_race(record)
                 race.log_race(record, summaries, sweep_dir, tracker, state.get("parent_run_id"))
             log_search_result(sweep_dir, summaries, tracker, state.get("parent_run_id"))
+            report = None
             if stats.enabled:  # a race's survivors only: they ran the same questions
-                report_sweep_statistics(stats, race.survivors(summaries) if record else summaries, sweep_dir,
-                                        tracker, state.get("parent_run_id"), brief=_brief(config))
+                report = report_sweep_statistics(stats, race.survivors(summaries) if record else summaries,
+                                                 sweep_dir, tracker, state.get("parent_run_id"), brief=_brief(config))
+            describe_runs(tracker, summaries, list(config.report.headline), report)  # the verdicts exist now
             tracker.end_sweep(state.get("parent_run_id"), board, jobs=len(summaries), failed=len(failed))
             mark_sweep_end_logged(sweep_dir)
         except Exception as err:  # everything is on disk; `harness sync` logs it later
