@@ -107,8 +107,8 @@ class Judging:
                         pending.append((record, item, key))
                 if not pending:
                     continue
-                log.info("judging %d items with rubric %s (%s) on %s", len(pending), name, target,
-                         self.judge.describe())
+                # the judge is named once, in the self-check line (and in the run's params)
+                log.info("judging %d items with rubric %s (%s)", len(pending), name, target)
                 for (record, item, key), judgement in zip(pending, self._evaluate(name, rubric, [p[1] for p in pending])):
                     self._put(cache, key, judgement)
                     self._store(record, name, rubric, item, judgement)
@@ -149,7 +149,7 @@ class Judging:
         found = [cache.get(NAMESPACE, key, JUDGEMENT_CODEC) if self.judge.cache == "on" else None for key in keys]
         todo = [i for i, f in enumerate(found) if not isinstance(f, Judgement)]
         if todo:
-            log.info("self-check of rubric %s: %d items on %s", name, len(todo), self.judge.describe())
+            log.info("self-check of %s: %d items on %s", name, len(todo), self.judge.describe())
             for index, judgement in zip(todo, self._evaluate(name, rubric, [items[i] for i in todo])):
                 self._put(cache, keys[index], judgement)
                 found[index] = judgement
