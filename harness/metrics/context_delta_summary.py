@@ -22,7 +22,7 @@ def _excludes_zero(f: dict[str, Any]) -> bool:
 
 def run_line(name: str, f: dict[str, Any]) -> str:
     """``name: +12.5 pp, n=8, CI [+0.0, +37.5], McNemar p=1: not significant``."""
-    n = int(min(v for v in (f["n_with_context"], f["n_no_context"]) if v is not None) or 0)
+    n = int(min((v for v in (f["n_with_context"], f["n_no_context"]) if v is not None), default=0))
     ci = ("CI n/a" if f["delta_pp_ci_low"] is None
           else f"CI [{f['delta_pp_ci_low']:+.1f}, {f['delta_pp_ci_high']:+.1f}]")
     p = "McNemar p n/a" if f["mcnemar_p"] is None else f"McNemar p={f['mcnemar_p']:.3g}"

@@ -58,5 +58,7 @@ def test_the_context_delta_says_its_n_interval_and_when_n_is_too_small():
     assert sweep_lines(small, brief=True) == [
         "ctx_delta: n=8 questions a run; CI excludes 0 in 0 of 2 runs (smallest McNemar p 0.5): "
         "too few questions to conclude."]
+    assert sweep_lines([{"name": "d", "metrics": {"context_delta/delta_pp": 5.0}}], brief=False)[1] == (
+        "  d: +5.0 pp, n=0, CI n/a, McNemar p n/a: not significant")  # figures missing: said so, never a crash
     assert sweep_lines([run("c", 30.0, 12.0, 48.0, 0.001, 80)], brief=True)[1] == (
         "  c: +30.0 pp, n=80, CI [+12.0, +48.0], McNemar p=0.001: the interval excludes 0")
