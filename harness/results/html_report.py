@@ -13,6 +13,8 @@ from typing import Any
 
 import pandas as pd
 
+from harness.console import short_names
+
 _STYLE = """body{font-family:sans-serif;margin:2em;max-width:110em}table{border-collapse:collapse;margin:0}
 td,th{border:1px solid #ccc;padding:3px 6px;font-size:13px;vertical-align:top}th{background:#eee;cursor:pointer}
 th[aria-sort=ascending]::after{content:" ^"}th[aria-sort=descending]::after{content:" v"}
@@ -88,8 +90,6 @@ def render_html(inputs: ReportInputs) -> str:
 
 def leaderboard(inputs: ReportInputs) -> pd.DataFrame:
     """Runs by their short names (what differs between them), metrics under their short labels."""
-    from harness.console import short_names
-
     short, _, _ = short_names(list(inputs.runs))
     return pd.DataFrame([{"run": short.get(name, name), **{inputs.labels.get(m, m): metrics.get(m)
                                                            for m in inputs.headline}}
@@ -106,7 +106,10 @@ def per_route(inputs: ReportInputs) -> pd.DataFrame | None:
     if not columns:
         return None
     grouped = frame.groupby(["run", "route"], sort=False)
-    return grouped[columns].mean().join(grouped.size().rename("questions")).reset_index()
+    table = grouped[columns].mean().join(grouped.size().rename("questions")).reset_index()
+    short, _, _ = short_names(list(inputs.runs))
+    table["run"] = table["run"].map(lambda name: short.get(name, name))
+    return table.rename(columns=inputs.labels)
 
 
 def judge_selfcheck(inputs: ReportInputs) -> pd.DataFrame | None:

@@ -294,7 +294,10 @@ def _report(summaries: list[dict], config: DictConfig, tracker, title: str,
             extra_columns: list[str] = ()) -> Leaderboard:
     board = Leaderboard.from_summaries(summaries, [*config.report.headline, *extra_columns])
     brief = _brief(config) and len(summaries) > 1  # a single run's table is already one screen
-    board.print_brief(title) if brief else board.print(title)
+    if brief:
+        board.print_brief(title)
+    else:
+        board.print(title)
     for line in selfcheck_warnings(summaries):  # a judge that failed its self-check is not evidence
         print(line)
     for line in threshold_notes(summaries):  # which accuracy threshold each judge column used

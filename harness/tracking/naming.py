@@ -147,8 +147,10 @@ def unique_names(names: list[str], jobs: list[Any]) -> list[str]:
 def sweep_naming(overrides: list[str], sweeper_params: dict[str, Any], config: Any) -> dict[str, Any]:
     """What its jobs' names are built from, kept in the sweep's state: the varied keys, the
     path-valued keys (``report.path_keys``) and the labels of the paths the sweep lists."""
+    from omegaconf import OmegaConf
+
     exclude = list(config.hydra.job.config.override_dirname.exclude_keys)
-    path_keys = list(config.report.path_keys)
+    path_keys = list(OmegaConf.select(config, "report.path_keys", default=None) or [])  # older configs lack it
     return {"varied": varied_keys(overrides, sweeper_params, exclude), "path_keys": path_keys,
             "labels": sweep_path_labels(overrides, path_keys)}
 
