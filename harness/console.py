@@ -110,3 +110,33 @@ def column_groups(fixed: int, widths: list[int], available: int) -> list[list[in
         groups[-1].append(index)
         used += width
     return groups
+
+
+def plain_table(headers: list[str], rows: list[list[str]], numeric: list[bool], width: int = LOG_WIDTH,
+                shrink: int | None = None, above: list[str] | None = None) -> list[str]:
+    """A table as plain text lines of at most ``width`` columns: headers whole (a label never
+    breaks inside a word), numbers right-aligned, text left-aligned; when it is too wide, column
+    ``shrink`` (a name) is cut with ``~`` at its end. ``above``: a header line over the headers,
+    each label starting where its column starts (a group of columns, e.g. a route's figures).
+
+    >>> plain_table(["run", "f1"], [["bm25", "0.5"], ["dense", "0.25"]], [False, True])
+    ['run      f1', 'bm25    0.5', 'dense  0.25']
+    """
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    excess = sum(widths) + 2 * (len(widths) - 1) - width
+    if excess > 0 and shrink is not None:
+        widths[shrink] = max(len(headers[shrink]), widths[shrink] - excess, 8)
+
+    def fit(text: str, index: int) -> str:
+        text = text if len(text) <= widths[index] else text[:widths[index] - 1] + "~"
+        return text.rjust(widths[index]) if numeric[index] else text.ljust(widths[index])
+
+    lines = ["  ".join(fit(cell, i) for i, cell in enumerate(line)).rstrip() for line in [headers, *rows]]
+    if above:
+        top = ""
+        for index, label in enumerate(above):
+            start = sum(widths[:index]) + 2 * index
+            if label:
+                top = top.ljust(start) + label if len(top) < start else top
+        lines.insert(0, top)
+    return lines

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import logging
 
+# A record's ``extra`` flag: show this message on the console only the first time the process logs it.
+CONSOLE_ONCE = "console_once"
+
 
 class OwnOrWarning(logging.Filter):
     """Passes the records of the ``own`` loggers (and their children) at any level, and any
@@ -24,3 +27,27 @@ class OwnOrWarning(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         name = record.name
         return record.levelno >= logging.WARNING or any(name == o or name.startswith(f"{o}.") for o in self.own)
+
+
+class OnceWhenFlagged(logging.Filter):
+    """Drops a record flagged ``extra={CONSOLE_ONCE: True}`` whose message this filter already
+    passed in this process (e.g. a self-check read from the cache, identical in every job of a
+    sweep; Hydra builds a new filter for each job, so the messages seen are the class's); the file
+    handler, without this filter, keeps every job's line.
+
+    Example:
+        >>> record = lambda: logging.makeLogRecord({"msg": "doctest line", CONSOLE_ONCE: True})
+        >>> OnceWhenFlagged().filter(record()), OnceWhenFlagged().filter(record())
+        (True, False)
+    """
+
+    _seen: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not getattr(record, CONSOLE_ONCE, False):
+            return True
+        message = record.getMessage()
+        if message in self._seen:
+            return False
+        self._seen.add(message)
+        return True

@@ -19,9 +19,12 @@ import sys
 from pathlib import Path
 
 from harness.cli.compose import add_tracking_argument, compose, tracker
+from harness.metrics.units import legend_line, short_labels
 from harness.racing.race import read_race, round_lines
 from harness.results.html_report import ReportInputs, render_html
 from harness.results.table import read_table
+from harness.tracking.leaderboard import legend_line_or_name, short_labels_or_names
+from harness.tracking.selfcheck_flags import MARK
 from harness.tracking.sweep import JOB_SUMMARY, collect_job_summaries, read_sweep
 
 _FIXED_COLUMNS = ("job", "run", "status")
@@ -80,10 +83,15 @@ def _from_folder(folder: Path) -> tuple[ReportInputs, str | None]:
     order, headline = _leaderboard(_read(folder / "leaderboard.csv"), [s["name"] for s in summaries],
                                    summaries[0]["metrics"] if summaries else {})
     by_name = {s["name"]: s for s in summaries}
+    # a column a failed self-check marked ("judge/x (!)") keeps its mark beside its short label
+    found = short_labels_or_names([m.removesuffix(MARK) for m in headline], short_labels)
+    labels = {m: found[m.removesuffix(MARK)] + ("(!)" if m.endswith(MARK) else "") for m in headline}
     inputs = ReportInputs(title=f"harness report: {folder}", runs={n: by_name[n]["metrics"] for n in order},
                           tables={n: read_table(Path(by_name[n]["output_dir"])) for n in order}, headline=headline,
                           stats_csv=_read(folder / "stats.csv"), stats_png=_read_bytes(folder / "stats.png"),
-                          notes=round_lines(read_race(folder) or {}) if state else [])  # a race's eliminations
+                          notes=round_lines(read_race(folder) or {}) if state else [],  # a race's eliminations
+                          labels=labels, legend=[legend_line_or_name(m.removesuffix(MARK), labels[m], legend_line)
+                                                  for m in headline])
     return inputs, run_id
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import math
 from datetime import datetime, timezone
+from typing import Any
 
 from harness.cache import DiskCache
 from harness.metrics.answer import f1, max_over_golds
+from harness.metrics.context_delta_summary import sweep_lines
 from harness.metrics.context_significance import Significance, SignificanceSettings, paired_significance
 from harness.metrics.suites import MetricSuite, Scores
 from harness.results.records import QuestionRecord
@@ -125,6 +127,12 @@ class ContextDeltaSuite(MetricSuite):
         asked = [c for c in CONDITIONS if any(f"score_{c}" in row or f"missing_{c}" in row for row in rows)]
         counted = [i for i, row in enumerate(rows) if asked and all(f"accurate_{c}" in row for c in asked)]
         return asked, counted
+
+    @classmethod
+    def sweep_summary(cls, summaries: list[dict[str, Any]], title: str, console=None, brief: bool = False) -> None:
+        """The delta's n, interval and test beside the number (one line for a sweep when ``brief``)."""
+        for line in sweep_lines(summaries, brief):
+            print(line)
 
     def aggregate(self, rows: list[Scores]) -> Scores:
         asked, counted = self._scored_rows(rows)

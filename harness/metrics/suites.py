@@ -37,10 +37,11 @@ class MetricSuite(ABC):
         return {}
 
     @classmethod
-    def sweep_summary(cls, summaries: list[dict[str, Any]], title: str, console=None) -> None:
+    def sweep_summary(cls, summaries: list[dict[str, Any]], title: str, console=None, brief: bool = False) -> None:
         """Prints the suite's own table after a run or sweep, from the jobs' summaries (each with
-        ``name``, ``job_num``, ``status`` and aggregate ``metrics``). A class method: the sweep's
-        end needs no suite instance (and loads no model). Prints nothing by default."""
+        ``name``, ``job_num``, ``status`` and aggregate ``metrics``); ``brief``: a compact form for
+        the one-screen summary. A class method: the sweep's end needs no suite instance (and loads
+        no model). Prints nothing by default."""
 
 
 class DerivedSuite(MetricSuite):

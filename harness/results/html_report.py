@@ -13,9 +13,25 @@ from typing import Any
 
 import pandas as pd
 
-_STYLE = """body{font-family:sans-serif;margin:2em;max-width:110em}table{border-collapse:collapse;margin:1em 0}
-td,th{border:1px solid #ccc;padding:3px 6px;font-size:13px;vertical-align:top}th{background:#eee}
+from harness.console import short_names
+
+_STYLE = """body{font-family:sans-serif;margin:2em;max-width:110em}table{border-collapse:collapse;margin:0}
+td,th{border:1px solid #ccc;padding:3px 6px;font-size:13px;vertical-align:top}th{background:#eee;cursor:pointer}
+th[aria-sort=ascending]::after{content:" ^"}th[aria-sort=descending]::after{content:" v"}
+.scroll{overflow-x:auto;max-width:100%;margin:1em 0}.legend{font-size:12px;color:#444;margin:0 0 1em}
 h2{border-bottom:1px solid #999}img{max-width:100%}"""
+
+# Click a column header to sort its table (numbers as numbers, text after them); a second click reverses.
+_SORT_SCRIPT = """document.querySelectorAll("table").forEach(function(table){
+table.querySelectorAll("thead th").forEach(function(th,col){th.addEventListener("click",function(){
+var body=table.tBodies[0],rows=Array.from(body.rows),up=th.getAttribute("aria-sort")!=="ascending";
+table.querySelectorAll("thead th").forEach(function(o){o.removeAttribute("aria-sort");});
+th.setAttribute("aria-sort",up?"ascending":"descending");
+function key(r){var t=r.cells[col]?r.cells[col].textContent.trim():"";var n=parseFloat(t);
+return isNaN(n)||!/^[-+]?[0-9.]/.test(t)?[1,t]:[0,n];}
+rows.sort(function(a,b){var x=key(a),y=key(b);if(x[0]!==y[0])return x[0]-y[0];
+var c=x[0]?String(x[1]).localeCompare(String(y[1])):x[1]-y[1];return up?c:-c;});
+rows.forEach(function(r){body.appendChild(r);});});});});"""
 
 
 @dataclass
@@ -38,12 +54,15 @@ class ReportInputs:
     stats_png: bytes | None = None
     worst: int = 10
     notes: list[str] = field(default_factory=list)
+    labels: dict[str, str] = field(default_factory=dict)  # metric -> short column label
+    legend: list[str] = field(default_factory=list)  # one line per label: metric, unit, range
 
 
 def render_html(inputs: ReportInputs) -> str:
     sections = [f"<h1>{html.escape(inputs.title)}</h1>"]
     sections += [f"<p>{html.escape(note)}</p>" for note in inputs.notes]
-    sections.append(_section("Leaderboard", _frame(leaderboard(inputs))))
+    legend = "".join(f"{html.escape(line)}<br>" for line in inputs.legend)
+    sections.append(_section("Leaderboard", _frame(leaderboard(inputs)) + f'<p class="legend">{legend}</p>'))
     if inputs.stats_csv:
         from io import StringIO
 
@@ -65,11 +84,15 @@ def render_html(inputs: ReportInputs) -> str:
         first, second = list(inputs.runs)[:2]
         sections.append(_section(f"Side by side: {first} vs {second}", _frame(side)))
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(inputs.title)}</title>"
-            f"<style>{_STYLE}</style></head><body>{''.join(sections)}</body></html>\n")
+            f"<style>{_STYLE}</style></head><body>{''.join(sections)}<script>{_SORT_SCRIPT}</script>"
+            "</body></html>\n")
 
 
 def leaderboard(inputs: ReportInputs) -> pd.DataFrame:
-    return pd.DataFrame([{"run": name, **{m: metrics.get(m) for m in inputs.headline}}
+    """Runs by their short names (what differs between them), metrics under their short labels."""
+    short, _, _ = short_names(list(inputs.runs))
+    return pd.DataFrame([{"run": short.get(name, name), **{inputs.labels.get(m, m): metrics.get(m)
+                                                           for m in inputs.headline}}
                          for name, metrics in inputs.runs.items()])
 
 
@@ -83,7 +106,10 @@ def per_route(inputs: ReportInputs) -> pd.DataFrame | None:
     if not columns:
         return None
     grouped = frame.groupby(["run", "route"], sort=False)
-    return grouped[columns].mean().join(grouped.size().rename("questions")).reset_index()
+    table = grouped[columns].mean().join(grouped.size().rename("questions")).reset_index()
+    short, _, _ = short_names(list(inputs.runs))
+    table["run"] = table["run"].map(lambda name: short.get(name, name))
+    return table.rename(columns=inputs.labels)
 
 
 def judge_selfcheck(inputs: ReportInputs) -> pd.DataFrame | None:
@@ -126,7 +152,9 @@ def side_by_side(inputs: ReportInputs) -> pd.DataFrame | None:
 
 
 def _frame(frame: pd.DataFrame) -> str:
-    return frame.to_html(index=False, escape=True, na_rep="-", float_format=lambda v: f"{v:.4f}")
+    """The table inside its own horizontally scrolling box: a wide table never widens the page."""
+    table = frame.to_html(index=False, escape=True, na_rep="-", float_format=lambda v: f"{v:.4f}")
+    return f'<div class="scroll">{table}</div>'
 
 
 def _section(title: str, body: str) -> str:

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 
 from harness.cache import DiskCache, content_key, json_codec
 from harness.failures import FailureTally
+from harness.log_filters import CONSOLE_ONCE
 from harness.judges.base import Judge
 from harness.judges.items import JudgeItem, item_for
 from harness.judges.judgement import Judgement, combine_samples
@@ -106,8 +107,8 @@ class Judging:
                         pending.append((record, item, key))
                 if not pending:
                     continue
-                log.info("judging %d items with rubric %s (%s) on %s", len(pending), name, target,
-                         self.judge.describe())
+                # the judge is named once, in the self-check line (and in the run's params)
+                log.info("judging %d items with rubric %s (%s)", len(pending), name, target)
                 for (record, item, key), judgement in zip(pending, self._evaluate(name, rubric, [p[1] for p in pending])):
                     self._put(cache, key, judgement)
                     self._store(record, name, rubric, item, judgement)
@@ -148,7 +149,7 @@ class Judging:
         found = [cache.get(NAMESPACE, key, JUDGEMENT_CODEC) if self.judge.cache == "on" else None for key in keys]
         todo = [i for i, f in enumerate(found) if not isinstance(f, Judgement)]
         if todo:
-            log.info("self-check of rubric %s: %d items on %s", name, len(todo), self.judge.describe())
+            log.info("self-check of %s: %d items on %s", name, len(todo), self.judge.describe())
             for index, judgement in zip(todo, self._evaluate(name, rubric, [items[i] for i in todo])):
                 self._put(cache, keys[index], judgement)
                 found[index] = judgement
@@ -156,13 +157,14 @@ class Judging:
         result = selfcheck_result(scores[:len(right)], scores[len(right):], settings.min_auc)
         self.selfchecks[name] = result
         rubric.accuracy_threshold.measured(result.threshold)
+        # Short enough for a 120-column console; the gap and ties are in the run's metrics. Read from
+        # the cache, every job of a sweep logs the same line: the console shows it once.
         log.log(logging.WARNING if result.passed is False else logging.INFO,
-                "self-check of rubric %s: AUC %s over %d pairs (gap %s, %d ties; min AUC %.2f; right and wrong "
-                "separate best at score >= %s)%s", name,
-                "n/a" if result.auc is None else f"{result.auc:.3f}", result.n,
-                "n/a" if result.gap is None else f"{result.gap:+.3f}", result.ties, settings.min_auc,
+                "self-check of %s: AUC %s over %d pairs (min %.2f), threshold %s%s", name,
+                "n/a" if result.auc is None else f"{result.auc:.3f}", result.n, settings.min_auc,
                 "n/a" if result.threshold is None else f"{result.threshold:.4g}",
-                ": it cannot tell right from wrong answers here" if result.passed is False else "")
+                ": cannot tell right from wrong answers" if result.passed is False else "",
+                extra={CONSOLE_ONCE: not todo})
         figures = result.figures(f"judge/{rubric.column}_selfcheck_")
         if first:
             figures.update(result.figures("judge/selfcheck_"))

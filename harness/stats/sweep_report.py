@@ -106,6 +106,25 @@ class StatsReport:
         """(challenger, "winner <who> - <reason>") per challenger."""
         return [(c.name, f"winner {c.verdict.winner} - {c.verdict.reason}") for c in self.result.challengers]
 
+    def brief_rows(self, short: dict[str, str]) -> tuple[list[str], list[list[str]]]:
+        """One row per challenger: its primary metric's difference, CI, corrected p and n, the
+        winner, and each guard as ``label difference`` with ``!`` where it regressed beyond its
+        tolerance (significantly). ``short``: the short label of every metric."""
+        headers = ["challenger", "diff", self.ci_label, f"p {self.result.correction}", "n", "winner", "guards"]
+        rows = []
+        for challenger in self.result.challengers:
+            primary = next((m for m in challenger.metrics if m.spec.role == "primary"), challenger.metrics[0])
+            ci = "-" if primary.ci_low is None else f"[{primary.ci_low:+.4f}, {primary.ci_high:+.4f}]"
+            guards = []
+            for g in (m for m in challenger.metrics if m.spec.role == "guard"):
+                regressed = (g.p_corrected is not None and g.p_corrected < self.alpha and g.mean_difference is not None
+                             and g.spec.worse_by(g.mean_difference) > g.spec.tolerance)
+                guards.append(f"{short.get(g.spec.name, g.spec.name)} {_num(g.mean_difference, '+.4f')}"
+                              + ("!" if regressed else ""))
+            rows.append([challenger.name, _num(primary.mean_difference, "+.4f"), ci, _num(primary.p_corrected, ".3g"),
+                         str(primary.n), challenger.verdict.winner, " ".join(guards) or "-"])
+        return headers, rows
+
     def to_markdown(self) -> str:
         """The short view as a Markdown table, then one verdict line per challenger."""
         import pandas as pd
@@ -134,13 +153,19 @@ class StatsReport:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
+        from matplotlib.ticker import MaxNLocator
+
+        from harness.console import short_names
+
         challengers = self.result.challengers
         metrics = [m.spec.name for m in challengers[0].metrics]
-        names = [textwrap.shorten(c.name, 48, placeholder="...") for c in challengers]
-        fig, axes = plt.subplots(1, len(metrics), figsize=(5 * len(metrics), 0.45 * len(names) + 2.2),
+        short, _, _ = short_names([self.champion, *(c.name for c in challengers)])
+        names = [textwrap.shorten(short[c.name], 40, placeholder="...") for c in challengers]
+        # Rows 0.28 inch apart at any number of runs; a few x ticks, slanted, so labels never overlap.
+        fig, axes = plt.subplots(1, len(metrics), figsize=(5 * len(metrics), 0.28 * len(names) + 1.8),
                                  squeeze=False, layout="constrained")
         # The champion's name can be long: it goes once, wrapped, above all panels.
-        fig.suptitle(textwrap.fill(f"challenger - champion ({self.champion})", 40 * len(metrics)), fontsize=8)
+        fig.suptitle(textwrap.fill(f"challenger - champion ({short[self.champion]})", 40 * len(metrics)), fontsize=8)
         for axis, metric in zip(axes[0], metrics):
             for y, challenger in enumerate(challengers):
                 c = next(m for m in challenger.metrics if m.spec.name == metric)
@@ -153,6 +178,9 @@ class StatsReport:
                               color="C0", markerfacecolor="C0" if significant else "white")
             axis.axvline(0.0, color="grey", linewidth=0.8)
             axis.set_yticks(range(len(names)), names, fontsize=7)
+            axis.set_ylim(-0.6, len(names) - 0.4)
+            axis.xaxis.set_major_locator(MaxNLocator(nbins=4))
+            axis.tick_params(axis="x", labelsize=7, labelrotation=30)
             axis.set_title(textwrap.fill(metric, 45), fontsize=8)
             axis.set_xlabel(f"mean difference, {self.ci_label} (uncorrected)\n"
                             f"filled: significant after {self.result.correction} correction", fontsize=7)

@@ -31,11 +31,12 @@ from harness.config.secrets import redact, redact_file, redact_logging, redact_t
 from harness.jobs import JobNotValid, SweepNotValid, build_job, check_sweep_jobs
 from harness.racing.race import read_race
 from harness.tracking import race, sweep
+from harness.tracking.description import describe_runs
 from harness.tracking.gating import check_gates
 from harness.tracking.interruption import OPEN, allow_signals, hold_signals
 from harness.tracking.leaderboard import Leaderboard
 from harness.tracking.liveness import process_tags
-from harness.tracking.naming import flatten, portable, run_name
+from harness.tracking.naming import flatten, portable, single_run_name, sweep_job_name, sweep_naming
 from harness.tracking.selfcheck_flags import threshold_notes, warnings as selfcheck_warnings
 from harness.tracking.outcome import JobInfo, JobOutcome
 from harness.tracking.resume import resume_sweep
@@ -113,6 +114,7 @@ class TrackingCallback(Callback):
         })
         name = f"{config.experiment_name} sweep {sweep_dir.name}"
         state["overrides"] = redact(overrides)
+        state["naming"] = sweep_naming(overrides, sweep_params, config)  # what tells its jobs apart
         state["parent"] = {"name": name, "tags": tags}  # for `harness sync` into another store
         state["parent_run_id"] = tracker.start_sweep(name, tags)
         sweep.save_sweep(sweep_dir, state)
@@ -174,6 +176,7 @@ class TrackingCallback(Callback):
                 print(f"NOT LOGGED {info.name}: {summary['tracking_error']}; the results are in {outcome.output_dir}")
                 self._failed_run = f"{info.name} (not logged)"
             _report([summary], config, tracker, title=f"{config.experiment_name}: {info.name}")
+            describe_runs(tracker, [summary], list(config.report.headline), None)
             self._gates_failed = bool(check_gates(_gates(config), [summary], tracker, outcome.output_dir,
                                                   summary.get("run_id")))
             _print_where(tracker)
@@ -200,9 +203,11 @@ class TrackingCallback(Callback):
                 race.print_race(record)
                 race.log_race(record, summaries, sweep_dir, tracker, state.get("parent_run_id"))
             log_search_result(sweep_dir, summaries, tracker, state.get("parent_run_id"))
+            report = None
             if stats.enabled:  # a race's survivors only: they ran the same questions
-                report_sweep_statistics(stats, race.survivors(summaries) if record else summaries, sweep_dir,
-                                        tracker, state.get("parent_run_id"))
+                report = report_sweep_statistics(stats, race.survivors(summaries) if record else summaries,
+                                                 sweep_dir, tracker, state.get("parent_run_id"), brief=_brief(config))
+            describe_runs(tracker, summaries, list(config.report.headline), report)  # the verdicts exist now
             tracker.end_sweep(state.get("parent_run_id"), board, jobs=len(summaries), failed=len(failed))
             mark_sweep_end_logged(sweep_dir)
         except Exception as err:  # everything is on disk; `harness sync` logs it later
@@ -249,8 +254,8 @@ def _job_context(config: DictConfig):
     """The job's Hydra config, whether it is part of a sweep, how it is logged, and its sweep's state."""
     hydra_cfg = HydraConfig.get()
     multirun = hydra_cfg.mode == RunMode.MULTIRUN
-    info = _JOB_INFO.get(hydra_cfg, config)
     state = sweep.read_sweep(Path(hydra_cfg.sweep.dir)) if multirun else {}
+    info = _JOB_INFO.get(hydra_cfg, config, state.get("naming"))
     if state:  # children attach to their own sweep's parent, named in their sweep folder
         info.tags["harness.sweep_id"] = state["sweep_id"]
     return hydra_cfg, multirun, info, state
@@ -280,16 +285,25 @@ def _stop_on_error(what: str, reason: str):
         raise SystemExit(EXIT_NOT_STARTED) from err
 
 
+def _brief(config: DictConfig) -> bool:
+    """``report.console: brief`` (one screen) rather than ``full``; a config without it is full."""
+    return str(OmegaConf.select(config, "report.console", default="full")) == "brief"
+
+
 def _report(summaries: list[dict], config: DictConfig, tracker, title: str,
             extra_columns: list[str] = ()) -> Leaderboard:
     board = Leaderboard.from_summaries(summaries, [*config.report.headline, *extra_columns])
-    board.print(title)
+    brief = _brief(config) and len(summaries) > 1  # a single run's table is already one screen
+    if brief:
+        board.print_brief(title)
+    else:
+        board.print(title)
     for line in selfcheck_warnings(summaries):  # a judge that failed its self-check is not evidence
         print(line)
     for line in threshold_notes(summaries):  # which accuracy threshold each judge column used
         print(line)
     for suite in config.metrics.values():  # each suite may add its own table (e.g. per route)
-        get_class(suite._target_).sweep_summary(summaries, title)
+        get_class(suite._target_).sweep_summary(summaries, title, brief=brief)
     return board
 
 
@@ -317,16 +331,16 @@ class _JobInfoOfCurrentJob:
         self._config: DictConfig | None = None  # Hydra hands a job's start and end the same object
         self._info: JobInfo | None = None
 
-    def get(self, hydra_cfg, config: DictConfig) -> JobInfo:
+    def get(self, hydra_cfg, config: DictConfig, naming: dict[str, Any] | None) -> JobInfo:
         if self._info is None or self._config is not config:
-            self._config, self._info = config, _job_info(config, hydra_cfg)
+            self._config, self._info = config, _job_info(config, hydra_cfg, naming)
         return self._info
 
 
 _JOB_INFO = _JobInfoOfCurrentJob()
 
 
-def _job_info(config: DictConfig, hydra_cfg) -> JobInfo:
+def _job_info(config: DictConfig, hydra_cfg, naming: dict[str, Any] | None) -> JobInfo:
     task_keys = [key for key in config.keys() if key != "hydra"]
     task = portable(OmegaConf.to_container(OmegaConf.masked_copy(config, task_keys), resolve=True, enum_to_str=True))
     params: dict[str, Any] = {}
@@ -336,9 +350,11 @@ def _job_info(config: DictConfig, hydra_cfg) -> JobInfo:
     choices = {g: str(o) for g, o in hydra_cfg.runtime.choices.items()
                if o is not None and not g.startswith(("hydra/", "schema/")) and "@" not in g}
     overrides = list(hydra_cfg.overrides.task)
-    dirname = hydra_cfg.job.config.override_dirname
-    name = run_name(overrides, list(dirname.exclude_keys), dirname.item_sep, dirname.kv_sep) or ",".join(
-        f"{g}={choices[g]}" for g in ("chunker", "retriever") if g in choices)
+    if naming and naming["varied"]:  # a sweep's job: the keys its sweep varies
+        name = sweep_job_name(overrides, naming["varied"], naming["path_keys"], naming["labels"])
+    else:
+        name = single_run_name(overrides, list(hydra_cfg.job.config.override_dirname.exclude_keys), list(choices),
+                               str(config.experiment_name))
     tags = {"harness.version": __version__, "harness.output_dir": str(Path(hydra_cfg.runtime.output_dir).resolve()),
             "harness.overrides": " ".join(overrides), **process_tags(), **_code_tags()}
     return JobInfo(name=redact_text(name), choices=redact(choices), overrides=redact(overrides),

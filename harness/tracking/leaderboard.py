@@ -98,7 +98,44 @@ class Leaderboard:
             console.print(table)
 
 
-# Widest header line kept whole, widest run column (names fold), a column's padding and border.
+    def print_brief(self, title: str, width: int | None = None) -> None:
+        """The table as plain text that fits ``width`` (the console's): each metric under its short
+        label (``harness/metrics/units.yaml``), then one legend line per label with its metric and unit."""
+        from harness.console import console, plain_table, short_names
+        from harness.metrics.units import legend_line, short_labels
+
+        width = width or console().width
+        short, common, keys = short_names([row["run"] for row in self.rows])
+        fixed = [c for c in self.columns if c in ("job", "run")
+                 or (c == "status" and any(row.get(c) != "FINISHED" for row in self.rows))]
+        metrics = [c for c in self.columns if c not in ("job", "run", "status")]
+        names = {c: c.removesuffix(MARK) for c in metrics}
+        found = short_labels_or_names([names[c] for c in metrics], short_labels)
+        labels = {c: found[names[c]] + ("(!)" if c != names[c] else "") for c in metrics}
+        headers = [f"run: {', '.join(keys)}" if c == "run" and keys else c for c in fixed] + [labels[c] for c in metrics]
+        formats = {c: _column_format([row.get(c) for row in self.rows]) for c in metrics}
+        rows = [[short.get(row["run"], row["run"]) if c == "run" else _cell(row.get(c)) for c in fixed]
+                + [_cell(row.get(c), formats[c]) for c in metrics] for row in self.rows]
+        lines = [title + (f", all with {','.join(common)}" if common else "")]
+        lines += plain_table(headers, rows, [c == "job" for c in fixed] + [True] * len(metrics), width,
+                             shrink=fixed.index("run") if "run" in fixed else None)
+        lines += [legend_line_or_name(names[c], labels[c], legend_line) for c in metrics]
+        print("\n".join(line[:width] for line in lines))
+
+
+def short_labels_or_names(names: list[str], short_labels) -> dict[str, str]:
+    """``short_labels(names)``; a metric the unit registry lacks keeps its full name."""
+    try:
+        return short_labels(names)
+    except KeyError:
+        return {name: name for name in names}
+
+
+def legend_line_or_name(name: str, label: str, legend_line) -> str:
+    try:
+        return legend_line(name, label)
+    except KeyError:
+        return f"{label} = {name} (unit not declared in harness/metrics/units.yaml)"
 
 
 def _has(metrics: dict[str, Any], name: str) -> bool:
@@ -106,9 +143,15 @@ def _has(metrics: dict[str, Any], name: str) -> bool:
     return value is not None and not (isinstance(value, float) and math.isnan(value))
 
 
-def _cell(value: Any) -> str:
+def _column_format(values: list[Any]) -> str:
+    """Decimals for a column: 4 below 10, 2 below 1000, else none (one column, one precision)."""
+    largest = max((abs(v) for v in values if isinstance(v, (int, float)) and math.isfinite(v)), default=0.0)
+    return ".4f" if largest < 10 else ".2f" if largest < 1000 else ".0f"
+
+
+def _cell(value: Any, spec: str = ".4f") -> str:
     if value is None:
         return "-"
     if isinstance(value, float):
-        return f"{value:.4f}"
+        return format(value, spec)
     return str(value)

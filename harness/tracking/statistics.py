@@ -29,7 +29,7 @@ def plan_sweep(stats: SweepStatistics, n_questions: int, sweep_dir: Path, tracke
 
 
 def report_sweep_statistics(stats: SweepStatistics, summaries: list[dict[str, Any]], sweep_dir: Path,
-                            tracker: Tracker, parent_id: str | None) -> None:
+                            tracker: Tracker, parent_id: str | None, brief: bool = False) -> StatsReport | None:
     """Compares the finished runs with the champion; logs the table, verdicts and plot to the
     parent and each challenger's figures to its own run. Bad input is reported, never fatal."""
     finished = [s for s in summaries if s["status"] == "FINISHED"]
@@ -42,8 +42,11 @@ def report_sweep_statistics(stats: SweepStatistics, summaries: list[dict[str, An
         path = sweep_dir / "stats_not_computed.txt"
         path.write_text(message + "\n")
         tracker.log_files(parent_id, [path])
-        return
-    print_report(report)
+        return None
+    if brief:
+        print_brief_report(report)
+    else:
+        print_report(report)
     files = write_stats_report(report, sweep_dir)
     tracker.log_files(parent_id, files)
     for summary in finished:
@@ -51,7 +54,8 @@ def report_sweep_statistics(stats: SweepStatistics, summaries: list[dict[str, An
         if summary["name"] == report.champion:
             metrics = {"stats/is_champion": 1.0}
         tracker.log_metrics(summary.get("run_id"), metrics)
-    print(f"Statistics: {files[0]}")
+    print(f"Statistics: {files[0]} (verdict reasons: {files[1].name})")
+    return report
 
 
 def write_stats_report(report: StatsReport, folder: Path) -> list[Path]:
@@ -91,3 +95,26 @@ def print_report(report: StatsReport, console=None) -> None:
     console.print(table)
     for name, text in report.verdict_lines():
         console.print(f"[bold]{escape(short[name])}[/bold]: {escape(text)}")
+
+
+def print_brief_report(report: StatsReport, width: int | None = None) -> None:
+    """One line per challenger (its primary metric's difference to the champion, CI, corrected p,
+    winner, guards), as plain text that fits the console; the reasons are in stats_verdicts.csv."""
+    from harness.console import console, plain_table, short_names
+    from harness.metrics.units import short_labels
+    from harness.tracking.leaderboard import short_labels_or_names
+
+    width = width or console().width
+    short, _, keys = short_names([report.champion, *(c.name for c in report.result.challengers)])
+    metrics = [m.spec for m in report.result.challengers[0].metrics] if report.result.challengers else []
+    labels = short_labels_or_names([m.name for m in metrics], short_labels)
+    primary = next((m.name for m in metrics if m.role == "primary"), metrics[0].name if metrics else "-")
+    headers, rows = report.brief_rows(labels)
+    for row in rows:
+        row[0] = short.get(row[0], row[0])
+    label = f" ({', '.join(keys)})" if keys else ""
+    lines = [f"Champion{label}: {short[report.champion]}",
+             f"Each challenger minus the champion on {labels.get(primary, primary)} (p corrected: "
+             f"{report.result.correction}; a guard's ! = regressed beyond its tolerance)",
+             *plain_table(headers, rows, [False, True, True, True, True, False, False], width, shrink=0)]
+    print("\n".join(line[:width] for line in lines))

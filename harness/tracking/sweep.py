@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.config.secrets import redact
+from harness.tracking.naming import unique_names
 
 SWEEP_FILE = ".harness_sweep.json"
 JOB_SUMMARY = "summary.json"
@@ -70,4 +71,7 @@ def collect_job_summaries(sweep_dir: Path, sweep_id: str) -> list[dict[str, Any]
         summary = json.loads(path.read_text())
         if summary.get("sweep_id") == sweep_id:
             summaries.append(summary)
-    return sorted(summaries, key=lambda s: int(s.get("job_num", 0)))
+    summaries.sort(key=lambda s: int(s.get("job_num", 0)))
+    # Tables and statistics key runs by these names: two jobs never share one.
+    names = unique_names([s["name"] for s in summaries], [s.get("job_num") for s in summaries])
+    return [{**summary, "name": name} for summary, name in zip(summaries, names)]

@@ -30,5 +30,10 @@ def test_demo_context_delta_is_non_zero_and_scored_by_a_judge_that_passes_its_se
     assert "judge/likelihood_correctness_accurate: score >=" in done.stdout
     assert delta["sample_per_pack"] == 8
     assert delta["delta_pp"] != 0.0 and metrics["context_delta/delta_pp"] == delta["delta_pp"]
+    from harness.metrics.units import unit_of
+
+    for name in metrics:  # every metric of the demo, judge and routes included, has a declared unit
+        unit_of(name)
+    assert 0 < threshold < 1  # likelihood_correctness is a probability, its threshold on the same scale
     scores = delta["per_pack"]["cloudflow_demo"]["scores"]
     assert len(set(scores["pack"] + scores["training"])) > 2  # the scores spread: not one value for every answer

@@ -33,21 +33,22 @@ class TokenJudge(Judge):
                 else [-1.0, -2.0] for p in prompts]
 
 
-def test_correctness_is_ten_times_the_geometric_mean_token_probability(rubric):
+def test_correctness_is_the_geometric_mean_token_probability(rubric):
     r, judge = rubric("likelihood_correctness"), TokenJudge()
     item = item_for(make_record(), "with_context")
     [judgement] = r.evaluate(judge, [item])
-    assert judgement.score == pytest.approx(10 * math.exp(-0.2))
+    probability = math.exp((-0.1 - 0.3) / 2)  # the gold answer's two tokens, geometric mean: 0.8187
+    assert judgement.score == pytest.approx(probability)
     assert judgement.detail == {"mean_log_prob": pytest.approx(-0.2), "tokens": 2}
     # accuracy_threshold: auto, before the run's self-check measured it: accuracy missing, not 0
-    assert r.values(judgement, item) == {"likelihood_correctness": pytest.approx(8.187, abs=1e-3),
+    assert r.values(judgement, item) == {"likelihood_correctness": pytest.approx(probability),
                                          "likelihood_correctness_accurate": None}
-    r.accuracy_threshold.measured(8.5)
+    r.accuracy_threshold.measured(0.85)  # thresholds on the same [0, 1] scale
     assert r.values(judgement, item)["likelihood_correctness_accurate"] == 0.0
-    r.accuracy_threshold.measured(8.0)
+    r.accuracy_threshold.measured(0.80)
     assert r.values(judgement, item)["likelihood_correctness_accurate"] == 1.0
-    fixed = rubric("likelihood_correctness", ["rubrics.likelihood_correctness.accuracy_threshold=9"])
-    fixed.accuracy_threshold.measured(1.0)  # a number stays fixed
+    fixed = rubric("likelihood_correctness", ["rubrics.likelihood_correctness.accuracy_threshold=0.9"])
+    fixed.accuracy_threshold.measured(0.1)  # a number stays fixed
     assert fixed.values(judgement, item)["likelihood_correctness_accurate"] == 0.0
     prompt, continuation = judge.seen[0]
     assert continuation == "3600 seconds"  # the gold answer, read after the candidate answer

@@ -67,7 +67,7 @@ def test_every_rubric_runs_on_the_local_judge(local_judge, rubric, name):
             assert values[column] is not None
         # likelihood_faithfulness is a mean log-probability; pmi_faithfulness a difference of two.
         scale = {"answer_score": (0, 10), "retrieval_grade": (1, 10), "manual_grade": (1, 10),
-                 "likert": (1, 5), "likelihood_correctness": (0, 10), "supported": (0, 10),
+                 "likert": (1, 5), "likelihood_correctness": (0, 1), "supported": (0, 10),
                  "likelihood_faithfulness": (-math.inf, 0), "pmi_faithfulness": (-math.inf, math.inf)
                  }.get(name, (0, 1))
         for column in r.columns(target):

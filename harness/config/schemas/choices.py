@@ -140,3 +140,10 @@ class EncodingKind(StrEnum):
 
     local = "local"
     ray = "ray"
+
+
+class ConsoleMode(StrEnum):
+    """How much the end of a sweep prints: one screen (``brief``) or every table (``full``)."""
+
+    brief = "brief"
+    full = "full"

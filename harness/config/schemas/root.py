@@ -7,6 +7,7 @@ from typing import Any, Dict, List
 
 from omegaconf import MISSING
 
+from harness.config.schemas.choices import ConsoleMode
 from harness.config.schemas.generator import GenerationSchema, PricingSchema
 from harness.config.schemas.race import RaceSchema
 
@@ -27,6 +28,10 @@ class ModelsSchema:
 class ReportSchema:
     # Columns of the end-of-sweep leaderboard; the first one sorts it.
     headline: List[str] = MISSING
+    # The end-of-sweep console summary: one screen (brief) or every table (full).
+    console: ConsoleMode = MISSING
+    # Keys whose values are paths, named by file stem in run names.
+    path_keys: List[str] = MISSING
 
 
 @dataclass

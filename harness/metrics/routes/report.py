@@ -78,3 +78,37 @@ def _cell(value: Any, column: str) -> str:
     if isinstance(value, float):
         return f"{value:.4f}"
     return str(value)
+
+
+# The figures of the pivoted (brief) table, per route, and their column labels.
+BRIEF_COLUMNS = {"quality": "qual", "pass_rate": "pass"}
+
+
+def print_route_pivot(summaries: list[dict[str, Any]], title: str, width: int | None = None) -> None:
+    """The per-route figures pivoted, one row per job: each route's quality and pass rate side by
+    side (then routing accuracy over all), its question counts in the title, a legend below."""
+    from harness.console import console, plain_table, short_names
+    from harness.metrics.units import legend_line
+
+    rows = route_rows(summaries)
+    if not rows:
+        return
+    width = width or console().width
+    routes = list(dict.fromkeys(row["route"] for row in rows))
+    jobs = list(dict.fromkeys((row["job"], row["run"]) for row in rows))
+    short, _, keys = short_names([run for _, run in jobs])
+    by = {(row["job"], row["route"]): row for row in rows}
+    headers = ["job", f"run: {', '.join(keys)}" if keys else "run",
+               *(label for _ in routes for label in BRIEF_COLUMNS.values()), "route_acc"]
+    above = ["", "", *(label for route in routes for label in (route, *[""] * (len(BRIEF_COLUMNS) - 1))), ""]
+    table = [[str(job), short.get(run, run),
+              *(_cell(by.get((job, route), {}).get(column), column) for route in routes for column in BRIEF_COLUMNS),
+              _cell(by.get((job, "all"), {}).get("routing_accuracy"), "routing_accuracy")] for job, run in jobs]
+    first = rows[0]["job"]
+    counts = ", ".join(f"{route} {int(by[(first, route)]['questions'] or 0)}/{int(by[(first, route)]['answered'] or 0)}"
+                       for route in routes if (first, route) in by)
+    lines = [f"{title}: per route (questions/answered: {counts})",
+             *plain_table(headers, table, [True, False, *[True] * (len(headers) - 2)], width, shrink=1, above=above),
+             *(legend_line(f"{SUITE}/{column}", label) for column, label in BRIEF_COLUMNS.items()),
+             legend_line(f"{SUITE}/routing_accuracy", "route_acc")]
+    print("\n".join(line[:width] for line in lines))

@@ -42,7 +42,7 @@ from harness.models import load_sentence_transformer, model_fingerprint
 from harness.results.records import QuestionRecord
 from harness.metrics.routes import dimensions, scoring
 from harness.metrics.routes.confusion import confusion_matrix
-from harness.metrics.routes.report import print_route_summary
+from harness.metrics.routes.report import print_route_pivot, print_route_summary
 from harness.metrics.routes.table import RouteTable
 
 log = logging.getLogger(__name__)
@@ -86,9 +86,13 @@ class RouteSuite(MetricSuite):
         self._similarity: dict[str, tuple[str, float]] = {}
 
     @classmethod
-    def sweep_summary(cls, summaries: list[dict[str, Any]], title: str, console=None) -> None:
-        """The per-route table: routing accuracy, quality and pass rates per job and route."""
-        print_route_summary(summaries, title, console)
+    def sweep_summary(cls, summaries: list[dict[str, Any]], title: str, console=None, brief: bool = False) -> None:
+        """The per-route table: routing accuracy, quality and pass rates per job and route
+        (``brief``: pivoted, one row per job)."""
+        if brief:
+            print_route_pivot(summaries, title)
+        else:
+            print_route_summary(summaries, title, console)
 
     # --- batch work ---------------------------------------------------------------------------
 
