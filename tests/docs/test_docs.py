@@ -77,7 +77,7 @@ def test_the_reference_reads_keys_defaults_and_comments_from_the_yaml():
     assert "| `retriever.mmap` | `false` | Search the cached index memory-mapped" in text
     # A package header: the rubric's keys land under rubrics.<name>; _global_ at the root.
     rubric = hook.render_group("rubric")
-    assert "| `rubrics.likelihood_correctness.multiplier` | `10` |" in rubric
+    assert "| `rubrics.likelihood_correctness.multiplier` | `1` |" in rubric
     experiment = hook.render_group("experiment")
     assert "| `hydra.mode` |" in experiment
     # An inline comment, and a file included by a group's options (routes/shared).

@@ -38,7 +38,8 @@ def _report(summaries: list[dict]) -> StatsReport:
     return settings().compare({s["name"]: table(0.05 * s["job_num"], s["job_num"]) for s in summaries})
 
 
-def test_the_brief_summary_of_a_demo_like_sweep_fits_one_screen(compose, capsys):
+def test_the_brief_summary_of_a_demo_like_sweep_fits_one_screen(compose, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")  # the console's width, whatever terminal or earlier test set it
     config = compose(["experiment=demo_sweep"])
     assert config.report.console == "brief"
     summaries = _summaries()
