@@ -153,15 +153,3 @@ def sweep_naming(overrides: list[str], sweeper_params: dict[str, Any], config: A
     path_keys = list(OmegaConf.select(config, "report.path_keys", default=None) or [])  # older configs lack it
     return {"varied": varied_keys(overrides, sweeper_params, exclude), "path_keys": path_keys,
             "labels": sweep_path_labels(overrides, path_keys)}
-
-
-def run_name(overrides: list[str], exclude: list[str], item_sep: str = ",", kv_sep: str = "=") -> str:
-    """A configuration's name from its overrides, as Hydra's ``override_dirname`` builds it (sorted
-    input lines), leaving out every key that is ``exclude``d or lies under an excluded key (the
-    racing sweeper names its configurations so).
-
-    >>> run_name(["retriever=bm25", "stats.test=wilcoxon", "+report.headline=[answer/f1]"], ["stats", "report"])
-    'retriever=bm25'
-    """
-    lines = sorted(o.input_line for o in _parse(overrides) if not _excluded(o.key_or_group, exclude))
-    return item_sep.join(line.replace("=", kv_sep) for line in lines)

@@ -40,7 +40,7 @@ class RacingSweeper(Sweeper):
 
     def sweep(self, arguments: List[str]) -> Any:
         from harness.racing.order import first_questions, round_sizes
-        from harness.tracking.naming import run_name
+        from harness.tracking.naming import sweep_job_name, sweep_naming
 
         assert self.config is not None and self.launcher is not None and self.hydra_context is not None
         parser = OverridesParser.create(config_loader=self.hydra_context.config_loader)
@@ -51,8 +51,9 @@ class RacingSweeper(Sweeper):
         OmegaConf.save(self.config, sweep_dir / "multirun.yaml")
 
         settings = self.config.race
-        dirname = self.config.hydra.job.config.override_dirname
-        names = [run_name(job, list(dirname.exclude_keys), dirname.item_sep, dirname.kv_sep) or str(number)
+        # named as their runs are (harness.tracking.callback): the keys the race varies
+        naming = sweep_naming(list(arguments), self.params, self.config)
+        names = [sweep_job_name(job, naming["varied"], naming["path_keys"], naming["labels"]) or str(number)
                  for number, job in enumerate(jobs)]
         if len(set(names)) != len(names):
             raise ValueError(f"racing: configurations must differ in what names their runs: {names}")

@@ -39,7 +39,7 @@ def _report(summaries: list[dict]) -> StatsReport:
 
 
 def test_the_brief_summary_of_a_demo_like_sweep_fits_one_screen(compose, capsys, monkeypatch):
-    monkeypatch.setenv("COLUMNS", "120")  # the console's width, whatever terminal or earlier test set it
+    monkeypatch.setenv("COLUMNS", "120")  # what a log or a pipe gets (pytest-xdist workers may say otherwise)
     config = compose(["experiment=demo_sweep"])
     assert config.report.console == "brief"
     summaries = _summaries()
@@ -56,7 +56,8 @@ def test_the_brief_summary_of_a_demo_like_sweep_fits_one_screen(compose, capsys,
     assert sum("markdown_sections, hybrid" in line for line in lines) == 3  # leaderboard, routes, statistics
 
 
-def test_full_keeps_every_table(compose, capsys):
+def test_full_keeps_every_table(compose, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
     config = compose(["experiment=demo_sweep", "report.console=full"])
     summaries = _summaries()
     callback._report(summaries, config, None, title="demo: 9 runs")

@@ -40,10 +40,3 @@ def test_a_sweep_names_its_jobs_by_the_varied_keys_paths_by_stem():
 
 def test_names_several_jobs_share_get_their_job_number():
     assert unique_names(["x", "y", "x"], [0, 1, 2]) == ["x #0", "y", "x #2"]
-
-
-def test_the_racing_sweeper_names_configurations_by_their_overrides():
-    from harness.tracking.naming import run_name
-
-    assert run_name(["chunker.size=12", "chunker.overlap=2", "stats.test=t"], ["stats"]) == (
-        "chunker.overlap=2,chunker.size=12")
