@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -98,6 +100,9 @@ class BERTScorer:
         batch_size: sentences per forward pass, and pairs per matching step.
         device: ``auto``, ``cpu``, ``cuda``...
         cache: optional disk cache for reference embeddings (namespace ``bertscore_refs``).
+        threads: torch threads while scoring: an int, or ``auto`` for the cores this process may
+            use; on a machine shared with other jobs, fewer threads than cores is faster (the
+            threads of one matrix product wait for each other at every step).
 
     ``stats`` counts reference lookups: ``memory_hit``, ``disk_hit`` and ``computed``.
 
@@ -108,7 +113,8 @@ class BERTScorer:
     """
 
     def __init__(self, model: str, num_layers: int, idf: bool, baseline: Mapping[str, float] | None = None,
-                 batch_size: int = 64, device: str = "auto", cache: DiskCache | None = None) -> None:
+                 batch_size: int = 64, device: str = "auto", cache: DiskCache | None = None,
+                 threads: int | str = "auto") -> None:
         if not isinstance(num_layers, int) or num_layers < 0:
             raise ValueError(f"num_layers must be an int >= 0, got {num_layers!r}")
         if batch_size < 1:
@@ -118,6 +124,7 @@ class BERTScorer:
                 raise ValueError(f"baseline must have exactly the keys {list(BASELINE_KEYS)}, got {sorted(baseline)}")
             if any(float(baseline[k]) >= 1 for k in BASELINE_KEYS):
                 raise ValueError(f"baseline values must be < 1, got {dict(baseline)}")
+        self.threads = _thread_count(threads)
         self.model = model
         self.num_layers = num_layers
         self.idf = bool(idf)
@@ -138,10 +145,9 @@ class BERTScorer:
         import torch
 
         encoder = self._encoder()
-        refs = self._reference_embeddings(encoder, list(references))
-        cands = self._embed(encoder, list(candidates))
-        weight = self._weights(encoder, refs)
-        scores = self._greedy_match(encoder, cands, refs, weight)
+        with _torch_threads(self.threads):
+            refs, cands = self._embed_both(encoder, list(references), list(candidates))
+            scores = self._greedy_match(encoder, cands, refs, self._weights(encoder, refs))
         if self.baseline is not None:
             baseline = torch.tensor(self.baseline, dtype=scores.dtype)
             scores = (scores - baseline) / (1 - baseline)
@@ -185,7 +191,13 @@ class BERTScorer:
     def _reference_key(self, text: str) -> str:
         return content_key(model_fingerprint(self.model), self.num_layers, text)
 
-    def _reference_embeddings(self, encoder: _Encoder, references: list[str]) -> list[Embedded]:
+    def _embed_both(self, encoder: _Encoder, references: list[str],
+                    candidates: list[str]) -> tuple[list[Embedded], list[Embedded]]:
+        """Reference and candidate embeddings. References come from memory, then disk, then
+        the model; candidates from the references already embedded (a prediction equal to a
+        gold answer, common in SQuAD) or the model. Each side's missing texts are encoded in
+        their own pass, so a candidate's embedding does not depend on which references were
+        cached (float sums vary in the last bits with the batch's shape)."""
         unique = list(dict.fromkeys(references))
         keys = {text: self._reference_key(text) for text in unique}
         found: dict[str, Embedded] = {}
@@ -209,7 +221,11 @@ class BERTScorer:
                 self.cache.put(CACHE_NAMESPACE, keys[text], embedded, EMBEDDED_CODEC)
         for text in unique:
             _REFERENCES[keys[text]] = found[text]
-        return [found[text] for text in references]
+        by_text = {text: found.get(text) or _REFERENCES.get(self._reference_key(text))
+                   for text in dict.fromkeys(candidates)}
+        to_encode = [text for text, embedded in by_text.items() if embedded is None]
+        by_text.update(zip(to_encode, self._embed(encoder, to_encode)))
+        return [found[text] for text in references], [by_text[text] for text in candidates]
 
     def _embed(self, encoder: _Encoder, texts: list[str]) -> list[Embedded]:
         """Encodes the distinct texts in length-sorted batches (padding does not change the
@@ -286,6 +302,27 @@ class BERTScorer:
             F = F.masked_fill(torch.isnan(F), 0.0)
             results.append(torch.stack((P, R, F), dim=-1).cpu())
         return torch.cat(results, dim=0)
+
+
+def _thread_count(threads: int | str) -> int:
+    if threads == "auto":
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be 'auto' or an int >= 1, got {threads!r}")
+    return threads
+
+
+@contextmanager
+def _torch_threads(threads: int) -> Iterator[None]:
+    """Runs the block with ``threads`` intra-op threads, then restores the process's setting."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def _pad(embeddings: list[np.ndarray], ids: list[np.ndarray], weight: Weight, device: str):
