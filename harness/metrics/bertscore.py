@@ -43,7 +43,7 @@ from harness.progress import progress
 
 log = logging.getLogger(__name__)
 
-CACHE_NAMESPACE = "bertscore_refs"
+CACHE_NAMESPACE = "bertscore_ref_batches"  # one entry per batch of references
 SCORES_NAMESPACE = "bertscore_scores"  # whole score_max results
 BASELINE_KEYS = ("precision", "recall", "f1")
 Triple = tuple[float, float, float]
@@ -70,8 +70,22 @@ class _Encoder:
 # holds the model fingerprint and the layer.
 _REFERENCES: dict[str, Embedded] = {}
 TRIPLES_CODEC = json_codec(list, lambda rows: [tuple(row) for row in rows])
-EMBEDDED_CODEC = arrays_codec(lambda embedded: {"ids": embedded.ids, "embeddings": embedded.embeddings},
-                              lambda arrays: Embedded(**arrays))
+
+
+def _pack(embedded: list[Embedded]) -> dict[str, np.ndarray]:
+    return {"lengths": np.asarray([len(e.ids) for e in embedded], dtype=np.int64),
+            "ids": np.concatenate([e.ids for e in embedded]),
+            "embeddings": np.concatenate([e.embeddings for e in embedded])}
+
+
+def _unpack(arrays: dict[str, np.ndarray]) -> list[Embedded]:
+    bounds = np.concatenate([[0], np.cumsum(arrays["lengths"])])
+    return [Embedded(ids=arrays["ids"][a:b], embeddings=arrays["embeddings"][a:b])
+            for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+# Several sentences in one entry: their token ids and embeddings concatenated, and their lengths.
+EMBEDDED_CODEC = arrays_codec(_pack, _unpack)
 
 
 @lru_cache(maxsize=None)
@@ -99,7 +113,7 @@ class BERTScorer:
         baseline: ``{"precision", "recall", "f1"}`` baselines; scores become ``(x - b) / (1 - b)``.
         batch_size: sentences per forward pass, and pairs per matching step.
         device: ``auto``, ``cpu``, ``cuda``...
-        cache: optional disk cache for reference embeddings (namespace ``bertscore_refs``).
+        cache: optional disk cache for reference embeddings (namespace ``bertscore_ref_batches``).
         threads: torch threads while scoring: an int, or ``auto`` for the cores this process may
             use; on a machine shared with other jobs, fewer threads than cores is faster (the
             threads of one matrix product wait for each other at every step).
@@ -200,27 +214,24 @@ class BERTScorer:
         cached (float sums vary in the last bits with the batch's shape)."""
         unique = list(dict.fromkeys(references))
         keys = {text: self._reference_key(text) for text in unique}
-        found: dict[str, Embedded] = {}
-        missing = []
-        for text in unique:
-            key = keys[text]
-            if key in _REFERENCES:
-                self.stats["memory_hit"] += 1
-                found[text] = _REFERENCES[key]
-            elif self.cache is not None and self.cache.contains(CACHE_NAMESPACE, key):
-                self.stats["disk_hit"] += 1
-                found[text] = self.cache.get_or_build(CACHE_NAMESPACE, key,
-                                                      lambda text=text: self._embed(encoder, [text])[0],
-                                                      EMBEDDED_CODEC)
-            else:
-                missing.append(text)
-        for text, embedded in zip(missing, self._embed(encoder, missing)):
-            self.stats["computed"] += 1
-            found[text] = embedded
-            if self.cache is not None:
-                self.cache.put(CACHE_NAMESPACE, keys[text], embedded, EMBEDDED_CODEC)
-        for text in unique:
-            _REFERENCES[keys[text]] = found[text]
+        found = {text: _REFERENCES[keys[text]] for text in unique if keys[text] in _REFERENCES}
+        self.stats["memory_hit"] += len(found)
+        missing = [text for text in unique if text not in found]
+        if missing:
+            # One disk entry for the references a call misses (a sweep's jobs all miss the same
+            # ones): one entry per reference cost more to write than to compute (~25k entries
+            # for SQuAD dev).
+            built = []
+
+            def build() -> list[Embedded]:
+                built.append(True)
+                return self._embed(encoder, missing)
+
+            key = content_key(model_fingerprint(self.model), self.num_layers, missing)
+            embedded = self.cache.get_or_build(CACHE_NAMESPACE, key, build, EMBEDDED_CODEC) if self.cache else build()
+            self.stats["computed" if built else "disk_hit"] += len(missing)
+            for text, one in zip(missing, embedded):
+                found[text] = _REFERENCES[keys[text]] = one
         by_text = {text: found.get(text) or _REFERENCES.get(self._reference_key(text))
                    for text in dict.fromkeys(candidates)}
         to_encode = [text for text, embedded in by_text.items() if embedded is None]
