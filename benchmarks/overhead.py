@@ -41,6 +41,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from squad_scale import harness_prefix, synthetic_squad  # noqa: E402
+
 ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
 TOP_K = 100
 ANSWER_TOP_K = 5  # conf/retriever/bm25.yaml's top_k, what the answers stage retrieves
@@ -103,9 +106,6 @@ def subset_beir(path: Path, docs: int, out: Path) -> Path:
 
 
 def write_answers_data(folder: Path, questions: int) -> None:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from squad_scale import synthetic_squad
-
     paragraphs = max(1, round(questions * 2067 / 10570))
     dataset, predictions = synthetic_squad(questions, paragraphs, min(48, paragraphs), seed=0)
     (folder / "dev.json").write_text(json.dumps(dataset))
@@ -247,16 +247,8 @@ def timed(command: list[str], cwd: Path) -> tuple[float, float]:
     return wall, cpu
 
 
-# `python -m harness` ends with os._exit after the atexit handlers (harness/cli/main.py), so the
-# profile is written by an atexit handler registered before the harness's own.
-PROFILED = ("import atexit, cProfile, runpy, sys; out = sys.argv.pop(1); profile = cProfile.Profile(); "
-            "atexit.register(lambda: (profile.disable(), profile.dump_stats(out))); "
-            "profile.enable(); runpy.run_module('harness', run_name='__main__')")
-
-
 def harness_command(stage: str, data: Path, workdir: Path, profile: Path | None = None) -> list[str]:
-    python = [sys.executable, "-c", PROFILED, str(profile)] if profile else [sys.executable, "-m", "harness"]
-    return [*python, *harness_overrides(stage, data, workdir)]
+    return [*harness_prefix(profile), *harness_overrides(stage, data, workdir)]
 
 
 def bare_command(stage: str, data: Path) -> list[str]:

@@ -91,10 +91,21 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+# `python -m harness` ends with os._exit after the atexit handlers (harness/cli/main.py), so a
+# profile is written by an atexit handler registered before the harness's own.
+PROFILED = ("import atexit, cProfile, runpy, sys; out = sys.argv.pop(1); profile = cProfile.Profile(); "
+            "atexit.register(lambda: (profile.disable(), profile.dump_stats(out))); "
+            "profile.enable(); runpy.run_module('harness', run_name='__main__')")
+
+
+def harness_prefix(profile: str | Path | None = None) -> list[str]:
+    """``python -m harness``, or the same under cProfile writing to ``profile``."""
+    return [sys.executable, "-c", PROFILED, str(profile)] if profile else [sys.executable, "-m", "harness"]
+
+
 def timed_run(workdir: Path, profile: str | None) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of one harness run."""
-    prefix = [sys.executable, "-m", "cProfile", "-o", profile, "-m", "harness"] if profile else \
-        [sys.executable, "-m", "harness"]
+    prefix = harness_prefix(profile)
     command = [*prefix, "dataset=squad", f"dataset.path={workdir / 'dev.json'}", "generator=predictions",
                f"generator.path={workdir / 'predictions.json'}", "tracking=none", f"cache.dir={workdir / 'cache'}",
                f"hydra.run.dir={workdir / 'run'}"]
