@@ -15,7 +15,8 @@ Stages (each run in its own subprocess, so a cold run loads models and imports l
 
 The harness side is ``python -m harness`` with the matching overrides, tracking into a temporary
 MLflow store created beforehand (its one-time schema migrations are timed apart, as
-``mlflow_store_creation``: a user's store exists after the first run); the bare side is this file's ``bare_<stage>`` function, no harness import. Cold: an
+``mlflow_store_creation``: a user's store exists after the first run); the bare side is this
+file's ``bare_<stage>`` function, no harness import. Cold: an
 empty cache (harness) / first run (bare); warm: the same again (the harness reads its cache; the
 bare script has none and recomputes). Reported per stage and mode: wall and CPU seconds of both
 (medians of ``--repeats``), and harness / bare. Unless ``--no-breakdown``, one more cold harness
@@ -201,7 +202,8 @@ def bare_answers(data: Path) -> dict:
     _bm25_top(contexts, questions, ANSWER_TOP_K)
     answers = [predictions[qid] for qid, _ in golds]
     references = [refs for _, refs in golds]
-    em = [max(float(_official_normalize(a) == _official_normalize(g)) for g in refs) for a, refs in zip(answers, references)]
+    em = [max(float(_official_normalize(a) == _official_normalize(g)) for g in refs)
+          for a, refs in zip(answers, references)]
     f1 = [max(_official_f1(a, g) for g in refs) for a, refs in zip(answers, references)]
     scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
     rouge = [max(scorer.score(g, a)["rougeL"].fmeasure for g in refs) for a, refs in zip(answers, references)]

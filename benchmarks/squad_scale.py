@@ -3,7 +3,8 @@
     python benchmarks/squad_scale.py [--questions 10570] [--paragraphs 2067] [--repeats 1] [--profile FILE]
 
 Builds (seeded, in a temporary folder) a SQuAD v1.1 JSON with dev's shape: 48 articles, 2,067
-paragraphs of ~120 words (English words of the encoder's vocabulary, numbers), 10,570 questions with 3 gold spans each (mostly the same span, as
+paragraphs of ~120 words (English words of the encoder's vocabulary, numbers), 10,570
+questions with 3 gold spans each (mostly the same span, as
 dev's annotators gave), and a predictions JSON (``{id: answer}``): 60% a gold span, 25% a span
 overlapping one, 15% another span of the paragraph. Then times, in a subprocess,
 
