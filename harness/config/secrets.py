@@ -32,6 +32,9 @@ KEY_SHAPES = re.compile(
     r"|(?<=Bearer )[A-Za-z0-9._~+/\-]{16,}=*"
     r"|\b(?:ghp|gho|ghs|ghu|github_pat|hf|xox[abprs])_[A-Za-z0-9_]{16,}"
     r"|\bAKIA[0-9A-Z]{16}\b")
+# Every KEY_SHAPES match holds one of these: a text without any skips the regex (10x faster on
+# a per-question table, which is redacted line by line).
+KEY_MARKERS = ("sk-", "Bearer ", "ghp_", "gho_", "ghs_", "ghu_", "github_pat_", "hf_", "xox", "AKIA")
 # Hydra escapes `:` in overrides (`http\://user\:pw@host`), JSON doubles the backslash.
 URL_CREDENTIALS = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*\\*://[^/\s:@\\]*\\*:)(?P<password>[^/\s@]+)@")
 # Values of the environment variables the config names as key holders (filled by remember_key_holders).
@@ -59,8 +62,9 @@ def redact_text(text: str) -> str:
         return text
     for secret in sorted(_KNOWN, key=len, reverse=True):
         text = text.replace(secret, MASK)
-    text = URL_CREDENTIALS.sub(lambda m: f"{m['head']}{MASK}@", text)
-    return KEY_SHAPES.sub(MASK, text)
+    if "://" in text:
+        text = URL_CREDENTIALS.sub(lambda m: f"{m['head']}{MASK}@", text)
+    return KEY_SHAPES.sub(MASK, text) if any(marker in text for marker in KEY_MARKERS) else text
 
 
 def redact(value: Any) -> Any:

@@ -26,7 +26,8 @@ from harness.metrics.taxonomy import (CATEGORIES, TaxonomyThresholds, badness, c
                                       classify, worst)
 from harness.results.records import QuestionRecord
 
-BERTSCORE_KEYS = ("model", "num_layers", "idf", "baseline", "batch_size", "device")
+BERTSCORE_KEYS = ("model", "num_layers", "idf", "baseline", "batch_size", "device", "threads")
+OPTIONAL_BERTSCORE_KEYS = {"threads": "auto"}
 
 
 def golds_of(record: QuestionRecord) -> tuple[str, ...]:
@@ -58,7 +59,7 @@ class AnswerSuite(MetricSuite):
 
     Args:
         bertscore: BERTScorer options (``model``, ``num_layers``, ``idf``, ``baseline``,
-            ``batch_size``, ``device``), or None to skip BERTScore.
+            ``batch_size``, ``device``, optional ``threads``), or None to skip BERTScore.
         taxonomy: the decision flow's thresholds (the fields of
             :class:`~harness.metrics.taxonomy.TaxonomyThresholds`).
         badness_weights: weights of ``f1``, ``faithfulness`` and ``em`` in the badness score.
@@ -172,7 +173,7 @@ class AnswerSuite(MetricSuite):
 def _bertscore_options(options: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if options is None:
         return None
-    options = dict(options)
+    options = {**OPTIONAL_BERTSCORE_KEYS, **dict(options)}
     if set(options) != set(BERTSCORE_KEYS):
         missing = sorted(set(BERTSCORE_KEYS) - set(options))
         unknown = sorted(set(options) - set(BERTSCORE_KEYS))

@@ -40,6 +40,7 @@ class BERTScoreSettings:
     baseline: Optional[Dict[str, float]] = None
     batch_size: int = MISSING
     device: str = MISSING
+    threads: Any = MISSING  # an int, or auto: the cores this process may use
 
 
 @dataclass

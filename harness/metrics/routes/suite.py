@@ -104,7 +104,8 @@ class RouteSuite(MetricSuite):
         self._similarity = {}
         if not todo:
             return
-        texts = [r.generation.text for r, _ in todo] + [reference for _, reference in todo]
+        # Each distinct text once: an answer often equals its reference (SQuAD extractive answers).
+        texts = list(dict.fromkeys([r.generation.text for r, _ in todo] + [reference for _, reference in todo]))
 
         def encode():
             encoder = load_sentence_transformer(self.encoder, self.device)
@@ -112,9 +113,11 @@ class RouteSuite(MetricSuite):
                                   convert_to_numpy=True, show_progress_bar=False)
 
         # Cached like the retrievers' embeddings: a re-run of the same answers loads no encoder.
-        key = content_key(model_fingerprint(self.encoder), texts)
+        key = content_key(model_fingerprint(self.encoder), "distinct", texts)
         embedded = cache.get_or_build("route_similarity", key, encode, ARRAY) if cache is not None else encode()
-        answers, references = embedded[:len(todo)], embedded[len(todo):]
+        row = {text: i for i, text in enumerate(texts)}
+        answers = embedded[[row[r.generation.text] for r, _ in todo]]
+        references = embedded[[row[reference] for _, reference in todo]]
         cosines = np.einsum("ij,ij->i", answers, references).tolist()
         self._similarity = {r.question.id: (r.generation.text, float(c)) for (r, _), c in zip(todo, cosines)}
 
