@@ -202,7 +202,7 @@ class TrackingCallback(Callback):
             log_search_result(sweep_dir, summaries, tracker, state.get("parent_run_id"))
             if stats.enabled:  # a race's survivors only: they ran the same questions
                 report_sweep_statistics(stats, race.survivors(summaries) if record else summaries, sweep_dir,
-                                        tracker, state.get("parent_run_id"))
+                                        tracker, state.get("parent_run_id"), list(config.report.headline))
             tracker.end_sweep(state.get("parent_run_id"), board, jobs=len(summaries), failed=len(failed))
             mark_sweep_end_logged(sweep_dir)
         except Exception as err:  # everything is on disk; `harness sync` logs it later
