@@ -1,16 +1,9 @@
 """harness: a declarative, config-driven benchmark harness for retrieval-augmented generation.
 
-``from harness import evaluate, sweep`` is the Python API (:mod:`harness.cli.api`), imported on first
-use so that ``import harness`` and the console script start fast.
+The command is ``harness`` (:mod:`harness.cli.main`); the Python API is ``from harness.api import
+evaluate, sweep`` (:mod:`harness.api`). This module imports nothing from the package, so that every
+``import harness.<module>`` stays light.
 """
 
 __version__ = "0.1.0"
-__all__ = ["evaluate", "sweep", "__version__"]
-
-
-def __getattr__(name: str):
-    if name in ("evaluate", "sweep"):
-        from harness.cli import api
-
-        return getattr(api, name)
-    raise AttributeError(f"module 'harness' has no attribute {name!r}")
+__all__ = ["__version__"]

@@ -8,9 +8,14 @@ import logging
 CONSOLE_ONCE = "console_once"
 
 
+# ``log.info(..., exc_info=True, extra=FILE_ONLY)``: a record (e.g. a traceback) for the job's log file only.
+FILE_ONLY = {"file_only": True}
+
+
 class OwnOrWarning(logging.Filter):
     """Passes the records of the ``own`` loggers (and their children) at any level, and any
-    other library's from WARNING up; the file handler, without this filter, keeps them all.
+    other library's from WARNING up, except records marked :data:`FILE_ONLY` and those of the
+    ``file_only`` loggers; the file handler, without this filter, keeps them all.
 
     Example:
         >>> keep = OwnOrWarning(own=["harness"])
@@ -18,13 +23,18 @@ class OwnOrWarning(logging.Filter):
         True
         >>> keep.filter(logging.makeLogRecord({"name": "bm25s", "levelno": logging.DEBUG}))
         False
+        >>> keep.filter(logging.makeLogRecord({"name": "harness.x", "levelno": logging.INFO, **FILE_ONLY}))
+        False
     """
 
-    def __init__(self, own: list[str]) -> None:
+    def __init__(self, own: list[str], file_only: list[str] = ()) -> None:
         super().__init__()
         self.own = tuple(own)
+        self.file_only = tuple(file_only)  # loggers whose records never reach the console
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, "file_only", False) or record.name in self.file_only:
+            return False
         name = record.name
         return record.levelno >= logging.WARNING or any(name == o or name.startswith(f"{o}.") for o in self.own)
 

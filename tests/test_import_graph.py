@@ -1,5 +1,11 @@
-"""The package's folders import each other in one direction only: no folder imports from a folder
-that (directly or through others) imports it back, and only the tracking layer imports MLflow."""
+"""The package imports in one direction only: no folder imports from a folder that (directly or
+through others) imports it back, no module imports a module of its own folder that imports it back,
+nothing imports up into the command line (``harness.cli`` and the entry points that wrap it), the
+configuration layer imports no other part of the package, and only the tracking layer imports MLflow.
+
+Imports inside functions and under ``TYPE_CHECKING`` count: deferring an import hides a loop, it
+does not remove it.
+"""
 
 from __future__ import annotations
 
@@ -8,17 +14,16 @@ from collections import defaultdict
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "harness"
+# The top layer: the command line and the entry points into it (``python -m harness``, the Python API).
+TOP = ("harness.cli", "harness.__main__", "harness.api")
+# The base layer that every part reads its configuration from.
+BASE = "harness.config"
 
 
-def _node(module: str, is_root_module: bool) -> str:
-    """A folder (``harness.metrics.routes``); a module at the package root counts on its own."""
-    return module if is_root_module else module.rsplit(".", 1)[0]
-
-
-def _modules() -> dict[str, Path]:
+def _modules(package: Path = PACKAGE) -> dict[str, Path]:
     modules = {}
-    for path in PACKAGE.rglob("*.py"):
-        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(package.parent).with_suffix("").parts
         modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return modules
 
@@ -28,32 +33,71 @@ def _imports(path: Path) -> list[str]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.append(node.module)
+            # "from harness.metrics import key_facts" imports the module harness.metrics.key_facts
+            found.extend(f"{node.module}.{alias.name}" for alias in node.names)
         elif isinstance(node, ast.Import):
             found.extend(alias.name for alias in node.names)
     return found
 
 
-def _folder_of(module: str, modules: dict[str, Path]) -> str:
-    path = modules[module]
-    if path.name == "__init__.py":
-        return module
-    return _node(module, path.parent == PACKAGE)
-
-
-def folder_graph() -> dict[str, set[str]]:
-    modules = _modules()
+def module_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports (anywhere in its body)."""
+    modules = _modules(package)
     graph: dict[str, set[str]] = defaultdict(set)
     for module, path in modules.items():
-        source = _folder_of(module, modules)
         for target in _imports(path):
-            # "from harness.metrics import key_facts" names a module inside the package it imports from
             while target not in modules and "." in target:
                 target = target.rsplit(".", 1)[0]
-            if target in modules and target != "harness":
-                destination = _folder_of(target, modules)
-                if destination != source:
-                    graph[source].add(destination)
+            if target in modules and target != module:
+                graph[module].add(target)
     return graph
+
+
+def _folder_of(module: str, modules: dict[str, Path], package: Path) -> str:
+    """A folder (``harness.metrics.routes``); a module at the package root counts on its own."""
+    path = modules[module]
+    if path.name == "__init__.py" or path.parent == package:
+        return module
+    return module.rsplit(".", 1)[0]
+
+
+def folder_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+    modules = _modules(package)
+    graph: dict[str, set[str]] = defaultdict(set)
+    for module, targets in module_graph(package).items():
+        source = _folder_of(module, modules, package)
+        for target in targets - {package.name}:
+            destination = _folder_of(target, modules, package)
+            if destination != source:
+                graph[source].add(destination)
+    return graph
+
+
+def loops_within_folders(package: Path = PACKAGE) -> list[list[str]]:
+    """Import loops among the modules of one folder (its ``__init__`` included)."""
+    modules = _modules(package)
+    folder = {m: _folder_of(m, modules, package) for m in modules}
+    graph = {m: {t for t in targets if folder[t] == folder[m]} for m, targets in module_graph(package).items()}
+    return cycles(graph)
+
+
+def upward_imports(package: Path = PACKAGE) -> list[str]:
+    """Imports that run back up the package: into the top layer from outside it, from the package's
+    ``__init__`` (run by every ``import harness.x``) into the package, from the base layer out of it."""
+
+    def within(module: str, layer: str) -> bool:
+        return module == layer or module.startswith(layer + ".")
+
+    found = []
+    for module, targets in module_graph(package).items():
+        for target in sorted(targets):
+            if module == package.name:
+                found.append(f"{module} -> {target}")
+            elif any(within(target, top) for top in TOP) and not any(within(module, top) for top in TOP):
+                found.append(f"{module} -> {target}")
+            elif within(module, BASE) and not within(target, BASE) and target != package.name:
+                found.append(f"{module} -> {target}")
+    return found
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -99,6 +143,33 @@ def test_cycle_finder_sees_a_loop():
 def test_no_folder_imports_back():
     loops = cycles(folder_graph())
     assert not loops, f"import loops between folders: {loops}"
+
+
+def test_no_module_imports_back_within_its_folder():
+    loops = loops_within_folders()
+    assert not loops, f"import loops between the modules of a folder: {loops}"
+
+
+def test_nothing_imports_up_the_package():
+    upward = upward_imports()
+    assert not upward, f"imports that run back up the package: {upward}"
+
+
+def test_the_checks_see_the_loops_and_upward_imports_they_guard_against(tmp_path):
+    """A package laid out as harness was before these checks: each check finds its case."""
+    files = {"__init__.py": "def __getattr__(name):\n    from harness.cli import api\n",
+             "subcommands.py": "NAMES = {}\n",
+             "cli/__init__.py": "", "cli/api.py": "from harness.config import resolvers\n",
+             "config/__init__.py": "", "config/resolvers.py": "def f():\n    from harness.subcommands import NAMES\n",
+             "metaeval/__init__.py": "", "metaeval/chart.py": "from harness.metaeval.report import Report\n",
+             "metaeval/report.py": "def f():\n    from harness.metaeval import chart\n"}
+    for name, text in files.items():
+        (tmp_path / "harness" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "harness" / name).write_text(text)
+    package = tmp_path / "harness"
+    assert loops_within_folders(package) == [["harness.metaeval.chart", "harness.metaeval.report"]]
+    assert upward_imports(package) == ["harness -> harness.cli", "harness -> harness.cli.api",
+                                       "harness.config.resolvers -> harness.subcommands"]
 
 
 def test_only_tracking_imports_mlflow():

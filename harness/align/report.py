@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from harness.align.chart import write_scatter
 from harness.align.design import Design
 from harness.align.fit import Combination
 from harness.align.settings import AlignSettings
@@ -107,13 +108,12 @@ class AlignReport:
 
     def write(self, folder: Path) -> list[Path]:
         """``align.csv``, ``align.txt`` and ``align.png`` (held-out predictions vs people) into ``folder``."""
-        from harness.align.chart import write_scatter
-
         folder.mkdir(parents=True, exist_ok=True)
         paths = [folder / CSV_NAME, folder / TEXT_NAME]
         paths[0].write_text(self.csv_text(), encoding="utf-8")
         paths[1].write_text(self.text(), encoding="utf-8")
-        paths.append(write_scatter(self, folder / CHART_NAME))
+        paths.append(write_scatter(self.held_out, self.design.y, self.dimension, self.design.pairwise,
+                                   self.figure(ALIGNED, HELD_OUT), folder / CHART_NAME))
         return paths
 
 

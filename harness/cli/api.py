@@ -1,4 +1,4 @@
-"""The Python API for notebooks: ``from harness import evaluate, sweep``.
+"""The Python API for notebooks, ``from harness.api import evaluate, sweep`` (see :mod:`harness.api`).
 
 Both run Hydra exactly as the ``harness`` command does (the same config composition, callbacks,
 tracking and task function, :func:`harness.cli.sweep.task`); only the overrides come from a list
@@ -6,7 +6,7 @@ instead of the command line.
 
 Example::
 
-    from harness import evaluate
+    from harness.api import evaluate
     result = evaluate(["retriever=dense", "tracking=none"])
     result.metrics["retrieval/ndcg_at_5"], result.run_id
     frame = result.to_pandas()  # one row per question

@@ -7,7 +7,7 @@ import logging
 import os
 import sys
 
-from harness.subcommands import SUBCOMMANDS
+from harness.cli.subcommands import SUBCOMMANDS, register_help_resolver
 
 
 def cli() -> None:
@@ -39,6 +39,7 @@ def cli() -> None:
         sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
 
         sys.argv[1:] = _resume_folder(sys.argv[1:])
+        register_help_resolver()
         try:
             main()
             status = 0

@@ -47,7 +47,7 @@ def run_from_config(cfg: DictConfig) -> RunResult:
 
 
 def task(cfg: DictConfig) -> JobOutcome:
-    """One job, run by Hydra for the CLI and for the Python API (:mod:`harness.cli.api`) alike.
+    """One job, run by Hydra for the CLI and for the Python API (:mod:`harness.api`) alike.
 
     A failure becomes a FAILED outcome (traceback kept) so a sweep goes on. The outcome reads as
     the value(s) of ``objectives`` (``float(outcome)``), which is what a search sweeper optimises.

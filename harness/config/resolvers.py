@@ -111,17 +111,9 @@ def harness_groups() -> str:
     return "\n".join(lines)
 
 
-def harness_subcommands() -> str:
-    """The subcommands with their one-line summaries (for ``harness --help``)."""
-    from harness.subcommands import SUBCOMMANDS
-
-    return "\n".join(f"  {name:<11} {summary}" for name, (_, summary) in SUBCOMMANDS.items())
-
-
 def register_resolvers() -> None:
     resolvers = {"package_path": package_path, "project_path": project_path, "price_row": price_row,
-                 "harness_version": harness_version, "sweep_token": sweep_token, "harness_groups": harness_groups,
-                 "harness_subcommands": harness_subcommands}
+                 "harness_version": harness_version, "sweep_token": sweep_token, "harness_groups": harness_groups}
     for name, fn in resolvers.items():
         if not OmegaConf.has_resolver(name):
             OmegaConf.register_new_resolver(name, fn, use_cache=True)

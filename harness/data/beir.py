@@ -46,7 +46,8 @@ def load_beir(name: str, path: str, split: str = "test") -> Dataset:
     problems.raise_if_any(f"BEIR dataset '{name}' at {root}")
     questions = tuple(Question(id=qid, text=queries[qid], relevant=rels) for qid, rels in qrels.items())
     digest = sha256_of_files(root, [corpus_path, queries_path, qrels_path])
-    return Dataset(name=name, documents=tuple(documents), questions=questions, sha256=digest)
+    return Dataset(name=name, documents=tuple(documents), questions=questions, sha256=digest,
+                   source=str(root.resolve()))
 
 
 def _record_id(record: dict, path: Path, line: int, problems: ProblemList) -> str | None:

@@ -84,7 +84,7 @@ def load_flashrag(name: str, questions: str, corpus: str, limit: int | None = No
     problems.raise_if_any(f"FlashRAG corpus of dataset '{name}'")
     digest = sha256_of_files(corpus_path.parent, [], extra=[questions_path, corpus_path])
     return Dataset(name=name, documents=tuple(documents), questions=tuple(select(parsed, limit, sample, seed)),
-                   sha256=digest)
+                   sha256=digest, source=str(questions_path.resolve()))
 
 
 def _parse_question(record: dict, path: Path, line: int, problems: ProblemList) -> Question | None:

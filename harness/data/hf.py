@@ -192,7 +192,7 @@ def load_hf(name: str, path: str, split: str, fields: dict, config_name: str | N
     digest = hashlib.sha256("\0".join(f for f in (fingerprint, corpus_fingerprint) if f).encode()).hexdigest()
     log.info("dataset %s: %s%s", name, fingerprint, f", corpus {corpus_fingerprint}" if corpus_fingerprint else "")
     return Dataset(name=name, documents=tuple(documents), questions=tuple(select(questions, limit, sample, seed)),
-                   sha256=digest)
+                   sha256=digest, source=path)
 
 
 def _questions(table, source: str, fields: dict, problems: ProblemList, documents: list[Document]) -> list[Question]:

@@ -55,7 +55,8 @@ def load_questions_jsonl(name: str, questions: str, documents: str,
         record, questions_path, line, problems, doc_ids), "questions")
     problems.raise_if_any(f"dataset '{name}'")
     digest = sha256_of_files(docs_folder, doc_files, extra=[questions_path])
-    return Dataset(name=name, documents=tuple(docs), questions=tuple(parsed), sha256=digest)
+    return Dataset(name=name, documents=tuple(docs), questions=tuple(parsed), sha256=digest,
+                   source=str(questions_path.resolve()))
 
 
 def _parse_question(record: dict, path: Path, line: int, problems: ProblemList,

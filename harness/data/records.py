@@ -58,12 +58,14 @@ class Question:
 
 @dataclass(frozen=True)
 class Dataset:
-    """Documents plus questions; ``sha256`` fingerprints the files they were read from."""
+    """Documents plus questions; ``sha256`` fingerprints the files they were read from, ``source``
+    names them (the questions file or dataset folder; a hub dataset's id)."""
 
     name: str
     documents: tuple[Document, ...]
     questions: tuple[Question, ...]
     sha256: str
+    source: str = ""
 
     def document_ids(self) -> set[str]:
         return {doc.id for doc in self.documents}

@@ -91,7 +91,8 @@ def load_squad(name: str, path: str, documents: str = "paragraphs") -> Dataset:
         problems.add(file, None, "no questions")
     problems.raise_if_any(f"SQuAD dataset '{name}'")
     digest = sha256_of_files(file.parent, [file])
-    return Dataset(name=name, documents=tuple(docs), questions=tuple(questions), sha256=digest)
+    return Dataset(name=name, documents=tuple(docs), questions=tuple(questions), sha256=digest,
+                   source=str(file.resolve()))
 
 
 def _read_json(file: Path) -> Any:

@@ -17,9 +17,14 @@ log = logging.getLogger(__name__)
 GENERATION_CODEC = json_codec(asdict, lambda row: Generation(**row))
 
 
-def generate_cached(generator: Generator, requests: list[GenerationRequest], cache: DiskCache) -> list[Generation]:
+def generate_cached(generator: Generator, requests: list[GenerationRequest], cache: DiskCache,
+                    alone: frozenset[int] = frozenset()) -> list[Generation]:
+    """The answers to ``requests``; those at the positions in ``alone`` generated one call per
+    request (a local model then measures their time to first token and latency), the others in one
+    call (a local model batches them). Cached apart: an answer decoded alone keeps its timings."""
     fingerprint = generator.fingerprint()
-    keys = [content_key(fingerprint, list(request.messages)) for request in requests]
+    keys = [content_key({**fingerprint, "decoded": "alone"} if i in alone else fingerprint, list(request.messages))
+            for i, request in enumerate(requests)]
     found: dict[int, Generation] = {}
     for index, key in enumerate(keys):
         cached = cache.get("generations", key, GENERATION_CODEC)
@@ -29,8 +34,11 @@ def generate_cached(generator: Generator, requests: list[GenerationRequest], cac
     missing = [i for i in range(len(requests)) if i not in found]
     if missing:
         log.info("generating %d answers (%d from the cache)", len(missing), len(requests) - len(missing))
-        fresh = generator.generate([requests[i] for i in missing])
-        for index, generation in zip(missing, fresh):
+        batched, single = [i for i in missing if i not in alone], [i for i in missing if i in alone]
+        fresh = generator.generate([requests[i] for i in batched]) if batched else []
+        for index in single:
+            fresh += generator.generate([requests[index]])
+        for index, generation in zip(batched + single, fresh):
             found[index] = generation
             if not generation.failed:  # failures are retried on the next run, never cached
                 cache.put("generations", keys[index], generation, GENERATION_CODEC)

@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from harness.metaeval.report import MetaEvalReport
 
 
-def write_chart(report: MetaEvalReport, path: Path) -> Path:
-    """Draws the chart into ``path`` (PNG) and returns it."""
+def write_chart(report, path: Path) -> Path:
+    """Draws the chart of ``report`` (a :class:`~harness.metaeval.report.MetaEvalReport`, which calls
+    this: not imported here) into ``path`` (PNG) and returns it."""
     import matplotlib
 
     matplotlib.use("Agg")  # files only: no display on servers and CI

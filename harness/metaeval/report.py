@@ -10,8 +10,10 @@ from pathlib import Path
 
 from harness.human.table import RunTable
 from harness.metaeval.ceiling import FIGURES, Ceiling
+from harness.metaeval.chart import write_chart
 from harness.metaeval.correlation import ColumnAgreement
 from harness.metaeval.labels import Labels
+from harness.metaeval.text import render
 
 ABSOLUTE, PAIRWISE = "absolute", "pairwise"
 CSV_NAME, CEILING_CSV_NAME, CHART_NAME, TEXT_NAME = "meta_eval.csv", "meta_eval_ceiling.csv", "meta_eval.png", \
@@ -42,9 +44,13 @@ class MetaEvalReport:
     confidence: float
 
     @property
+    def pairwise(self) -> bool:
+        return self.kind == PAIRWISE
+
+    @property
     def factor(self) -> float:
         """Pairwise figures are x 100; the ceiling (plain correlations) is put on the same scale."""
-        return 100.0 if self.kind == PAIRWISE else 1.0
+        return 100.0 if self.pairwise else 1.0
 
     def ceiling(self, dimension: str) -> Ceiling | None:
         return next((c for c in self.ceilings if c.dimension == dimension), None)
@@ -102,8 +108,6 @@ class MetaEvalReport:
 
     def write(self, folder: Path) -> list[Path]:
         """Writes the CSV files, the text and the chart into ``folder``; returns the paths."""
-        from harness.metaeval.chart import write_chart
-
         folder.mkdir(parents=True, exist_ok=True)
         paths = []
         for name, text in ((CSV_NAME, self.csv_text()), (CEILING_CSV_NAME, self.ceiling_csv_text()),
@@ -115,8 +119,6 @@ class MetaEvalReport:
 
     def text(self) -> str:
         """The report as printed (rich tables rendered to plain text)."""
-        from harness.metaeval.text import render
-
         return render(self)
 
 

@@ -4,26 +4,22 @@ from __future__ import annotations
 
 import io
 import math
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from harness.metaeval.report import MetaEvalReport
 
 
-def render(report: MetaEvalReport) -> str:
+def render(report) -> str:
+    """``report`` (a :class:`~harness.metaeval.report.MetaEvalReport`, which calls this: not imported
+    here) as rich tables rendered to plain text."""
     from rich.console import Console
     from rich.table import Table
 
-    from harness.metaeval.report import PAIRWISE
-
     console = Console(file=io.StringIO(), width=160, record=True)
     labels = report.labels
-    runs = " vs ".join(f"{'AB'[i]} = {r.name}" for i, r in enumerate(report.runs)) if report.kind == PAIRWISE \
+    runs = " vs ".join(f"{'AB'[i]} = {r.name}" for i, r in enumerate(report.runs)) if report.pairwise \
         else report.runs[0].name
     console.print(f"Meta-evaluation ({report.kind} labels, {labels.path}) of {runs}: {len(labels.items)} labels "
                   f"of {len(labels.question_ids)} questions by {len(labels.annotators)} annotator(s); "
                   f"{report.confidence:.0%} bootstrap CIs; sorted by {report.headline}.")
-    level = "x 100, " if report.kind == PAIRWISE else ""
+    level = "x 100, " if report.pairwise else ""
     rows = report.rows()
     for dimension in labels.dimensions:
         table = Table(title=f"{dimension}: agreement of each column with people ({level}[CI])")
@@ -31,7 +27,7 @@ def render(report: MetaEvalReport) -> str:
         ceiling = report.ceiling(dimension)
         for name in ("column", "n", *statistics):
             table.add_column(name, justify="left" if name == "column" else "right")
-        if report.kind == PAIRWISE:
+        if report.pairwise:
             table.add_column("sign agrees", justify="right")
             table.add_column("imputed", justify="right")
         if ceiling:
@@ -41,7 +37,7 @@ def render(report: MetaEvalReport) -> str:
         for row in (r for r in mine if str(r["column"]) not in constant):
             cells = [str(row["column"]), str(row["n"])]
             cells += [_estimate(row[s], row[f"{s}_ci_low"], row[f"{s}_ci_high"]) for s in statistics]
-            if report.kind == PAIRWISE:
+            if report.pairwise:
                 cells += [f"{row['sign_agreement']:.0%} of {int(row['n_sign'])}", str(int(row["imputed"]))]
             if ceiling:
                 cells.append(_number(row[f"{report.headline}_of_ceiling"], ".0%"))

@@ -99,6 +99,7 @@ class RunResult:
     info: dict[str, Any] = field(default_factory=dict)
     # Extra files a suite produced (file name -> text), e.g. the 20 worst answers.
     artifacts: dict[str, str] = field(default_factory=dict)
+    dataset_source: str = ""  # the dataset's file or folder (a hub dataset's id); empty in older results
 
     def write(self, folder: Path) -> dict[str, Path]:
         """Writes the per-question table (:mod:`harness.results.table`) and ``metrics.json``; returns their paths."""

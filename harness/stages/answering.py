@@ -54,6 +54,9 @@ class Answering:
             at least one question of every value when ``sample`` allows (null: a simple sample).
         max_failed_fraction: the job fails when more than this share of its answers failed
             (``tally`` after :meth:`answer`; see :mod:`harness.failures`).
+        ttft_sample: how many of the answered questions (drawn with ``seed``) are generated one
+            request at a time with context, so that a local generator measures their time to first
+            token and latency; the others are batched (0: all of them).
     """
 
     generator: Generator
@@ -64,6 +67,7 @@ class Answering:
     seed: int
     stratify: str | None = None
     max_failed_fraction: float = 0.5
+    ttft_sample: int = 0
     tally: FailureTally = field(init=False)
 
     def __post_init__(self) -> None:
@@ -74,6 +78,8 @@ class Answering:
             raise ValueError(f"generation.conditions must be a non-empty subset of {CONDITIONS}, got {self.conditions}")
         if self.sample is not None and self.sample < 1:
             raise ValueError(f"generation.sample must be >= 1 or null, got {self.sample}")
+        if self.ttft_sample < 0:
+            raise ValueError(f"generation.ttft_sample must be >= 0, got {self.ttft_sample}")
         if self.stratify is not None and self.stratify not in STRATA:
             raise ValueError(f"generation.stratify must be one of {list(STRATA)} or null, got {self.stratify!r}")
 
@@ -92,16 +98,23 @@ class Answering:
                       for index in rng.sample(members, count)}
         return [r for i, r in enumerate(records) if i in chosen]
 
+    def _alone(self, answered: int) -> frozenset[int]:
+        """Positions among the ``answered`` questions generated one at a time (``ttft_sample``)."""
+        return frozenset(random.Random(self.seed).sample(range(answered), min(self.ttft_sample, answered)))
+
     def answer(self, records: list[QuestionRecord], cache: DiskCache) -> None:
         """Fills ``generation`` (with context) and ``baseline`` (no context) of the sampled records."""
         chosen = self.selected(records)
         self.tally = FailureTally("generation", self.max_failed_fraction)
         for record in chosen:
             record.prompt_chunk_count = self.contexts
+        alone = self._alone(len(chosen))
         for condition in self.conditions:
             requests = [self.prompt.render(r.question, r.prompt_chunks if condition == "with_context" else [],
                                            condition) for r in chosen]
-            for record, generation in zip(chosen, generate_cached(self.generator, requests, cache)):
+            generations = generate_cached(self.generator, requests, cache,
+                                          alone=alone if condition == "with_context" else frozenset())
+            for record, generation in zip(chosen, generations):
                 if not generation.extra.get("skipped"):  # predictions on_missing=skip: no call was made
                     self.tally.add(generation.error)
                 if condition == "with_context":

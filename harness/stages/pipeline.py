@@ -104,8 +104,8 @@ def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
         "failures": {tally.stage: tally.summary() for tally in tallies},
         "failed_because": [verdict for verdict in (tally.verdict() for tally in tallies) if verdict],
     }
-    return RunResult(dataset=dataset.name, dataset_sha256=dataset.sha256, rows=rows,
-                     metrics=aggregates, info=info, artifacts=artifacts)
+    return RunResult(dataset=dataset.name, dataset_sha256=dataset.sha256, dataset_source=dataset.source,
+                     rows=rows, metrics=aggregates, info=info, artifacts=artifacts)
 
 
 def _record(question, hits, chunks, top_k: int, first_stage: QuestionRecord | None = None) -> QuestionRecord:

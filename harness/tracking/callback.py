@@ -29,6 +29,7 @@ from harness.config.checks import check_config
 from harness.config.resolvers import PROJECT_ROOT
 from harness.config.secrets import redact, redact_file, redact_logging, redact_text
 from harness.jobs import JobNotValid, SweepNotValid, build_job, check_sweep_jobs
+from harness.log_filters import FILE_ONLY
 from harness.racing.race import read_race
 from harness.tracking import race, sweep
 from harness.tracking.description import describe_runs
@@ -146,8 +147,8 @@ class TrackingCallback(Callback):
                 OPEN.job_run_id, OPEN.job_tracker = earlier, tracker
             else:
                 OPEN.job_run_id, OPEN.job_tracker = tracker.start_job(info, state.get("parent_run_id")), tracker
-        except Exception:  # logged again at the job's end; the job itself goes on
-            log.exception("tracking could not open a run for %s", info.name)
+        except Exception:  # the job's end opens it (waiting for a server that blinks); the job goes on
+            log.info("tracking could not open a run for %s", info.name, exc_info=True, extra=FILE_ONLY)
 
     def on_job_end(self, config: DictConfig, job_return: JobReturn, **kwargs: Any) -> None:
         hydra_cfg, multirun, info, state = _job_context(config)
@@ -166,7 +167,10 @@ class TrackingCallback(Callback):
         try:
             summary["run_id"] = tracker.log_job(outcome, info, state.get("parent_run_id"), OPEN.job_run_id)
         except Exception as err:  # results stay on disk; the tracking failure is reported, not hidden
-            log.exception("tracking failed for %s; its results are in %s", info.name, outcome.output_dir)
+            # One line on the console; the traceback in the job's log file.
+            log.info("tracking failed for %s", info.name, exc_info=True, extra=FILE_ONLY)
+            if multirun:
+                log.warning("NOT LOGGED %s: %s; its results are in %s", info.name, err, outcome.output_dir)
             summary["tracking_error"] = repr(err)
         sweep.write_job_summary(outcome.output_dir, redact(summary))
         OPEN.job_run_id = None  # only now: a kill before the summary is written leaves the job to re-run
@@ -206,12 +210,13 @@ class TrackingCallback(Callback):
             report = None
             if stats.enabled:  # a race's survivors only: they ran the same questions
                 report = report_sweep_statistics(stats, race.survivors(summaries) if record else summaries,
-                                                 sweep_dir, tracker, state.get("parent_run_id"), brief=_brief(config))
+                                                 sweep_dir, tracker, state.get("parent_run_id"),
+                                                 list(config.report.headline), brief=_brief(config))
             describe_runs(tracker, summaries, list(config.report.headline), report)  # the verdicts exist now
             tracker.end_sweep(state.get("parent_run_id"), board, jobs=len(summaries), failed=len(failed))
             mark_sweep_end_logged(sweep_dir)
         except Exception as err:  # everything is on disk; `harness sync` logs it later
-            log.exception("tracking failed at the end of the sweep")
+            log.info("tracking failed at the end of the sweep", exc_info=True, extra=FILE_ONLY)
             print(f"NOT LOGGED the sweep's end (leaderboard, statistics): {err!r}")
             end_logged = False
         OPEN.sweep_id = None
@@ -219,8 +224,8 @@ class TrackingCallback(Callback):
             if summary["status"] != "FINISHED":
                 print(f"FAILED {summary['name']}: {summary.get('error')}")
         unlogged = not_logged(summaries)
-        for summary in unlogged:
-            print(f"NOT LOGGED {summary['name']}: {summary.get('tracking_error')}")
+        if unlogged:  # each job said why on its own line when it ended
+            print(f"NOT LOGGED {len(unlogged)} of {len(summaries)} jobs: {', '.join(s['name'] for s in unlogged)}")
         if unlogged or not end_logged:
             print(f"Results are kept in {sweep_dir}; log them once the tracker is back: harness sync {sweep_dir}")
         print(f"Leaderboard: {sweep_dir / 'leaderboard.csv'}")

@@ -18,9 +18,11 @@ from harness.tracking.mlflow_runs import PARENT_TAG
 from harness.tracking.base import ReportRun, RunRef, Tracker
 from harness.tracking.interruption import KILLED_BY_TAG
 from harness.tracking.leaderboard import Leaderboard
+from harness.tracking.mlflow_inputs import dataset_input
 from harness.tracking.naming import metric_name
 from harness.tracking.outcome import JobInfo, JobOutcome
-from harness.tracking.store import is_server, limit_http_retries, open_client, probe
+from harness.tracking.retry import Outage
+from harness.tracking.store import is_server, limit_http_retries, open_client, probe, shown
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +42,9 @@ class MLflowTracker(Tracker):
         ui_hint: print how to open the results at the end.
         server: for an ``http(s)://`` tracking URI: ``probe_timeout`` (seconds the start-up check
             waits), ``max_retries``, ``backoff_factor`` and ``timeout`` of MLflow's HTTP requests
-            (used unless MLFLOW_HTTP_REQUEST_* environment variables set them).
+            (used unless MLFLOW_HTTP_REQUEST_* environment variables set them), ``retry_seconds``
+            and ``retry_wait``: how long a write waits for a server that stopped answering, and
+            the first wait between tries (:mod:`harness.tracking.retry`).
     """
 
     def __init__(self, tracking_uri: str, experiment_name: str, artifact_location: str | None = None,
@@ -54,6 +58,8 @@ class MLflowTracker(Tracker):
             limit_http_retries(*(int(self.server[key]) for key in ("max_retries", "backoff_factor", "timeout")))
         self._client_instance = None
         self._experiment_ids: dict[str, str] = {}
+        self._outage = Outage(float(self.server.get("retry_seconds", 0)), float(self.server.get("retry_wait", 1)),
+                              self._answers, shown(tracking_uri)) if is_server(tracking_uri) else None
 
     @property
     def _client(self):
@@ -85,6 +91,17 @@ class MLflowTracker(Tracker):
         if self.server:
             probe(self.tracking_uri, self.server["probe_timeout"])
 
+    def _answers(self) -> bool:
+        try:
+            self.check()
+        except ConnectionError:
+            return False
+        return True
+
+    def _retrying(self, action, what: str):
+        """``action()``, waiting out a server that stopped answering (a store that is no server: once)."""
+        return self._outage.run(action, what) if self._outage else action()
+
     def start_sweep(self, name: str, tags: dict[str, str]) -> str:
         run = self._client.create_run(self._experiment(), run_name=name, tags=tags)
         log.info("MLflow parent run %s (%s)", run.info.run_id, name)
@@ -98,8 +115,14 @@ class MLflowTracker(Tracker):
 
     def log_job(self, outcome: JobOutcome, info: JobInfo, parent_id: str | None,
                 run_id: str | None = None) -> str:
+        run_id = run_id or self._retrying(lambda: self.start_job(info, parent_id), f"opening {info.name}'s run")
+        self._retrying(lambda: self._record_job(run_id, outcome, info), f"logging {info.name}")
+        return run_id
+
+    def _record_job(self, run_id: str, outcome: JobOutcome, info: JobInfo) -> None:
+        """Logs the job into its run and closes it; again from the start when tried again (metrics
+        are logged twice then, the table and files once)."""
         client = self._client
-        run_id = run_id or self.start_job(info, parent_id)
         try:
             params = {f"choice.{group}": option for group, option in info.choices.items()}
             params.update(info.params)
@@ -111,6 +134,8 @@ class MLflowTracker(Tracker):
                 result = outcome.result
                 client.set_tag(run_id, "dataset.sha256", result.dataset_sha256)
                 client.set_tag(run_id, "dataset.name", result.dataset)
+                client.log_inputs(run_id, datasets=[dataset_input(result.dataset, result.dataset_sha256,
+                                                                  result.dataset_source)])
                 for name in [FILE_NAME, *sorted(result.artifacts)]:
                     client.log_artifact(run_id, str(outcome.output_dir / name))
                 self._log_table(run_id, result.rows)
@@ -119,7 +144,6 @@ class MLflowTracker(Tracker):
                 client.set_tag(run_id, "harness.error", (outcome.message or "")[:5000])
         finally:
             client.set_terminated(run_id, status=outcome.status)
-        return run_id
 
     def running_runs(self, sweep_id: str) -> dict[str, dict[str, str]]:
         runs = self._client.search_runs(
@@ -150,15 +174,17 @@ class MLflowTracker(Tracker):
 
     def log_metrics(self, run_id: str | None, metrics: dict[str, float]) -> None:
         if run_id:
-            self._log_batch(run_id, params={}, metrics=metrics, extra={})
+            self._retrying(lambda: self._log_batch(run_id, params={}, metrics=metrics, extra={}), "logging metrics")
 
     def log_files(self, run_id: str | None, paths: list[Path]) -> None:
         for path in paths if run_id else []:
-            self._client.log_artifact(run_id, str(path))
+            self._retrying(lambda: self._client.log_artifact(run_id, str(path)), f"logging {path.name}")
 
     def end_sweep(self, parent_id: str | None, board: Leaderboard, jobs: int, failed: int) -> None:
-        if parent_id is None:
-            return
+        if parent_id is not None:
+            self._retrying(lambda: self._end_sweep(parent_id, board, jobs, failed), "closing the sweep")
+
+    def _end_sweep(self, parent_id: str, board: Leaderboard, jobs: int, failed: int) -> None:
         client = self._client
         self._log_batch(parent_id, params={}, metrics={},
                         extra={"sweep/jobs": jobs, "sweep/jobs_failed": failed,
@@ -203,7 +229,7 @@ class MLflowTracker(Tracker):
 
     def set_tags(self, run_id: str, tags: dict[str, str]) -> None:
         for key, value in tags.items():
-            self._client.set_tag(run_id, key, value)
+            self._retrying(lambda: self._client.set_tag(run_id, key, value), f"tagging {key}")
 
     def where(self) -> str | None:
         if not self.ui_hint:

@@ -11,6 +11,7 @@ from harness.results.table import read_table
 from harness.stats.report import SweepStatistics
 from harness.stats.sweep_report import StatsReport
 from harness.tracking.base import Tracker
+from harness.tracking.champion import log_champion, write_champion
 
 log = logging.getLogger(__name__)
 
@@ -29,9 +30,11 @@ def plan_sweep(stats: SweepStatistics, n_questions: int, sweep_dir: Path, tracke
 
 
 def report_sweep_statistics(stats: SweepStatistics, summaries: list[dict[str, Any]], sweep_dir: Path,
-                            tracker: Tracker, parent_id: str | None, brief: bool = False) -> StatsReport | None:
+                            tracker: Tracker, parent_id: str | None, headline: list[str] = (),
+                            brief: bool = False) -> StatsReport | None:
     """Compares the finished runs with the champion; logs the table, verdicts and plot to the
-    parent and each challenger's figures to its own run. Bad input is reported, never fatal."""
+    parent, with the champion's ``headline`` metrics (:mod:`harness.tracking.champion`), and each
+    challenger's figures to its own run. Bad input is reported, never fatal."""
     finished = [s for s in summaries if s["status"] == "FINISHED"]
     try:
         tables = {s["name"]: read_table(Path(s["output_dir"])) for s in finished}
@@ -48,7 +51,9 @@ def report_sweep_statistics(stats: SweepStatistics, summaries: list[dict[str, An
     else:
         print_report(report)
     files = write_stats_report(report, sweep_dir)
+    champion = write_champion(sweep_dir, report.champion, finished, list(headline))
     tracker.log_files(parent_id, files)
+    log_champion(champion, finished, tracker, parent_id)
     for summary in finished:
         metrics = report.run_metrics.get(summary["name"], {})
         if summary["name"] == report.champion:

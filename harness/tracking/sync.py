@@ -16,6 +16,7 @@ from typing import Any
 from harness.results.records import RunResult
 from harness.tracking import sweep
 from harness.tracking.base import Tracker
+from harness.tracking.champion import log_champion, read_champion
 from harness.tracking.leaderboard import Leaderboard
 from harness.tracking.outcome import JobInfo, JobOutcome
 
@@ -61,6 +62,7 @@ def sync_sweep(sweep_dir: Path, tracker: Tracker, headline: list[str]) -> SyncRe
         report.logged.append(summary["name"])
     if not state.get("sweep_end_logged"):
         tracker.log_files(report.parent_id, [sweep_dir / name for name in SWEEP_FILES if (sweep_dir / name).exists()])
+        log_champion(read_champion(sweep_dir), summaries, tracker, report.parent_id)
         failed = sum(s["status"] != "FINISHED" for s in summaries)
         tracker.end_sweep(report.parent_id, Leaderboard.from_summaries(summaries, headline),
                           jobs=len(summaries), failed=failed)

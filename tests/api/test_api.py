@@ -8,7 +8,7 @@ import math
 import pytest
 from mlflow.tracking import MlflowClient
 
-from harness import evaluate, sweep
+from harness.api import evaluate, sweep
 from tests.conftest import TINY_DATASET_OVERRIDES
 from tests.e2e.test_sweep import run_cli
 

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from harness import __version__
-from harness.subcommands import SUBCOMMANDS
+from harness.cli.subcommands import SUBCOMMANDS
 from tests.conftest import PROJECT_ROOT
 
 

@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 import pytest
 from mlflow.tracking import MlflowClient
 
-from harness import sweep
+from harness.api import sweep
 from harness.cli.report import main
 from tests.conftest import TINY_DATASET_OVERRIDES
 

@@ -155,7 +155,7 @@ def test_an_unreachable_server_stops_the_sweep_in_seconds(tmp_path):
 def test_a_server_lost_mid_sweep_keeps_the_results_and_sync_logs_them(database, artifacts, server, tmp_path):
     # A second server on the same database: it dies once the sweep has its parent run.
     doomed = start_mlflow_server(database, artifacts)
-    args = sweep_args(tmp_path, doomed.uri, "experiment_name=lost")
+    args = sweep_args(tmp_path, doomed.uri, "experiment_name=lost", "tracking.server.retry_seconds=2")
     environment = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"}
     sweep = subprocess.Popen([sys.executable, "-m", "harness", *args], cwd=tmp_path, env=environment,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -151,3 +151,28 @@ def test_a_model_that_cannot_load_fails_once_with_its_reason(tmp_path):
     requests = [request(i, f"Question {i}?") for i in range(3)]
     with pytest.raises(OSError, match="no-such-model"):
         missing.generate(requests)
+
+
+def test_a_ttft_sample_is_decoded_alone_and_answers_as_the_batch_does(generator, tmp_path):
+    texts = ["When do tokens expire?", "How long until a token expires, in seconds?", "Token lifetime?",
+             "After how many seconds does a CloudFlow JWT token stop being valid?"]
+    chunk = Chunk("d#0", "d", "Tokens expire after 3600 seconds.", 0, 33, "Auth")
+
+    def records():
+        return [QuestionRecord(Question(id=f"q{i}", text=t), [chunk], [1.0], 1) for i, t in enumerate(texts)]
+
+    batched, timed = records(), records()
+    plain = Answering(generator, PROMPT, ["with_context"], contexts=1, sample=None, seed=0)
+    plain.answer(batched, DiskCache(tmp_path / "a"))
+    answering = Answering(generator, PROMPT, ["with_context", "no_context"], contexts=1, sample=None, seed=0,
+                          ttft_sample=2)
+    answering.answer(timed, DiskCache(tmp_path / "b"))
+    alone = [r.generation for r in timed if r.generation.ttft_seconds is not None]
+    assert len(alone) == 2 and all(g.extra["batch_size"] == 1 and 0 < g.ttft_seconds < g.latency_seconds
+                                   for g in alone)
+    assert sorted(g.extra["batch_size"] for g in (r.generation for r in timed)) == [1, 1, 2, 2]
+    assert all(r.baseline.ttft_seconds is None for r in timed)  # the no-context answers stay batched
+    # Greedy decoding: the same answers alone as in a batch (left padding is masked out).
+    assert [r.generation.text for r in timed] == [r.generation.text for r in batched]
+    with pytest.raises(ValueError, match="ttft_sample"):
+        Answering(generator, PROMPT, ["with_context"], contexts=1, sample=None, seed=0, ttft_sample=-1)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness.cli.meta_eval import main
-from harness.subcommands import SUBCOMMANDS
+from harness.cli.subcommands import SUBCOMMANDS
 from tests.metaeval.conftest import labels_file, run_folder
 
 

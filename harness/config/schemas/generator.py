@@ -54,6 +54,8 @@ class GenerationSchema:
     seed: int = MISSING
     # More than this share of failed answers fails the job (exit 1).
     max_failed_fraction: float = MISSING
+    # Answered questions generated one at a time (time to first token, latency); the rest batched.
+    ttft_sample: int = MISSING
 
 
 @dataclass

@@ -17,6 +17,9 @@ class TrackingServerSchema:
     max_retries: int = MISSING
     backoff_factor: int = MISSING
     timeout: int = MISSING
+    # Waiting for a server that stops answering mid-sweep (harness.tracking.retry).
+    retry_seconds: float = MISSING
+    retry_wait: float = MISSING
 
 
 @dataclass

@@ -1,7 +1,10 @@
 """The ``harness`` subcommands: name -> (module whose ``main(argv) -> int`` runs it, one-line summary).
 
-Read by the console script (:mod:`harness.cli.main`) and by ``harness --help``.
+Read by the console script (:mod:`harness.cli.main`), which also registers the ``harness_subcommands``
+resolver that ``harness --help`` (``conf/hydra/help/harness.yaml``) lists them with.
 """
+
+from omegaconf import OmegaConf
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "compare": ("harness.cli.compare",
@@ -18,3 +21,15 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
                "one self-contained HTML file for a sweep or run: leaderboard, statistics, answers"),
     "sync": ("harness.cli.sync", "log a sweep's results that never reached the tracking server"),
 }
+
+
+def summaries() -> str:
+    """The subcommands with their one-line summaries, one line each (for ``harness --help``)."""
+    return "\n".join(f"  {name:<11} {summary}" for name, (_, summary) in SUBCOMMANDS.items())
+
+
+def register_help_resolver() -> None:
+    """Registers ``${harness_subcommands:}`` (here, not in :mod:`harness.config.resolvers`: the config
+    layer does not import the command line)."""
+    if not OmegaConf.has_resolver("harness_subcommands"):
+        OmegaConf.register_new_resolver("harness_subcommands", summaries, use_cache=True)

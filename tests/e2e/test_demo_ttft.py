@@ -1,0 +1,35 @@
+"""`make run`'s demo, shrunk to one configuration and a few questions: the local generator decodes
+``generation.ttft_sample`` of the answered questions alone, so the run logs its time to first token."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from omegaconf import OmegaConf
+
+from tests.conftest import PROJECT_ROOT
+from tests.e2e.test_sweep import run_cli, runs_of
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_demo_run_logs_ttft_percentiles(tmp_path):
+    demo = OmegaConf.load(PROJECT_ROOT / "conf" / "experiment" / "demo_sweep.yaml")
+    alone = demo.generation.ttft_sample
+    assert alone >= 1  # the demo measures TTFT
+    done = run_cli(tmp_path, "experiment=demo_sweep", "hydra.mode=RUN", "chunker=recursive", "retriever=bm25",
+                   "judge=none", "metrics.answer.bertscore=null", "generation.conditions=[with_context]",
+                   f"generation.sample={alone + 2}", multirun=False, timeout=1800)  # two left to batch
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = [json.loads(line) for line in (tmp_path / "run" / "per_question.jsonl").read_text().splitlines()]
+    timed = [r for r in rows if r.get("generation/ttft_seconds") is not None]
+    assert len(timed) == alone and all(0 < r["generation/ttft_seconds"] < r["generation/latency_seconds"]
+                                       for r in timed)
+    ttft = [r["generation/ttft_seconds"] for r in timed]
+    _, (run,) = runs_of(tmp_path)
+    metrics = run.data.metrics
+    assert metrics["generation/ttft_p50_seconds"] == pytest.approx(np.percentile(ttft, 50))
+    assert metrics["generation/ttft_p95_seconds"] == pytest.approx(np.percentile(ttft, 95))
+    assert "generation/seconds_per_answer_batched" in metrics  # the others were batched
