@@ -52,7 +52,7 @@ def _from_gguf(folder: str, gguf_file: str):
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    log.info("de-quantizing %s (once; later loads read the cache in %s)", gguf_file, cache_root())
+    log.info("de-quantizing %s (once per machine: $%s)", gguf_file, ENV)
     tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=gguf_file)
     model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=gguf_file, dtype=torch.float32)
     return tokenizer, model

@@ -171,7 +171,7 @@ def _load(model: str, gguf_file: str | None, device: str, dtype: str):
     # compute about 5x slower (measured: a batch-8 decode step 2.06 s -> 0.42 s); values below
     # 1.2e-38 are noise for a language model, so flush them to zero.
     torch.set_flush_denormal(True)
-    log.info("loading generator %s%s on %s", model, f" ({gguf_file})" if gguf_file else "", resolved)
+    log.info("loading generator %s on %s", f"{Path(model).name}/{gguf_file}" if gguf_file else model, resolved)
     if gguf_file:  # de-quantized once per machine (harness/gguf_cache.py), then cast
         tokenizer, loaded = load_gguf(model, gguf_file)
         loaded = loaded.to(getattr(torch, dtype))

@@ -48,7 +48,7 @@ def threshold_notes(summaries: list[dict[str, Any]]) -> list[str]:
     for column, applied in found.items():
         values = sorted({float(f"{v:.4g}") for v, _ in applied})  # 4 significant digits: 0.09635
         shown = f"{values[0]:g}" if len(values) == 1 else f"{values[0]:g} to {values[-1]:g} across runs"
-        how = ("measured per run by its self-check (Youden's J, threshold auto)" if all(a for _, a in applied)
+        how = ("threshold auto: each run's self-check, Youden's J" if all(a for _, a in applied)
                else "fixed by the rubric" if not any(a for _, a in applied) else "fixed or measured, per run")
         lines.append(f"{column}_accurate: score >= {shown}, {how}.")
     return lines

@@ -158,7 +158,7 @@ def test_an_auto_threshold_is_measured_by_the_runs_selfcheck_and_drives_the_cont
     assert (delta["accuracy_with_context"], delta["accuracy_no_context"], delta["delta_pp"]) == (100.0, 0.0, 100.0)
     assert suite.threshold == 10.0
     assert threshold_notes([{"metrics": figures}]) == [
-        "judge/answer_score_accurate: score >= 10, measured per run by its self-check (Youden's J, threshold auto)."]
+        "judge/answer_score_accurate: score >= 10, threshold auto: each run's self-check, Youden's J."]
 
 
 def test_a_fixed_threshold_is_logged_and_auto_without_a_selfcheck_leaves_accuracy_missing(rubric, tmp_path):
