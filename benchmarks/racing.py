@@ -3,6 +3,8 @@
     python benchmarks/racing.py                         # the default sweep below, on the demo
     python benchmarks/racing.py --preset answers        # the issue's sweep: local answers on all 86 questions
     python benchmarks/racing.py -- chunker=a,b retriever=x,y race.alpha=0.1   # any sweep
+    python benchmarks/racing.py --preset answers --cache DIR   # both modes read and fill one cache:
+        # the question-evaluation figures are unchanged, the wall times then measure only what is new
 
 Each mode starts cold in its own temporary folder (its own cache and MLflow store), so neither reads
 what the other computed. Printed: the grid's champion and the configurations its end-of-sweep
@@ -33,13 +35,13 @@ PRESETS = {
 }
 
 
-def run(folder: Path, arguments: list[str]) -> float:
+def run(folder: Path, arguments: list[str], cache: Path | None = None) -> float:
     """Seconds of one sweep in ``folder``; exits with its error when it fails."""
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "harness", "-m", *arguments,
                            f"tracking.tracking_uri=sqlite:///{folder / 'mlflow.db'}",
                            f"tracking.artifact_location={folder / 'mlruns'}",
-                           f"cache.dir={folder / 'cache'}", f"hydra.sweep.dir={folder / 'sweep'}"],
+                           f"cache.dir={cache or folder / 'cache'}", f"hydra.sweep.dir={folder / 'sweep'}"],
                           cwd=folder, capture_output=True, text=True,
                           env={**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"})
     if done.returncode != 0:
@@ -59,14 +61,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--preset", choices=sorted(PRESETS), default="chunking")
     parser.add_argument("sweep", nargs="*", help="the sweep's own arguments (instead of the preset)")
+    parser.add_argument("--cache", type=Path, help="one cache for both modes (default: a cold one each)")
     args = parser.parse_args()
     sweep = args.sweep or PRESETS[args.preset]
     with tempfile.TemporaryDirectory(prefix="racing-bench-") as tmp:
         grid_dir, race_dir = Path(tmp) / "grid", Path(tmp) / "race"
         grid_dir.mkdir()
         race_dir.mkdir()
-        grid_seconds = run(grid_dir, sweep)
-        race_seconds = run(race_dir, ["hydra/sweeper=racing", *sweep])
+        cache = args.cache.resolve() if args.cache else None
+        grid_seconds = run(grid_dir, sweep, cache)
+        race_seconds = run(race_dir, ["hydra/sweeper=racing", *sweep], cache)
         champion, equal, configurations = grid_verdicts(grid_dir / "sweep")
         record = json.loads((race_dir / "sweep" / "race.json").read_text())
         total = record["total_questions"]
@@ -82,6 +86,7 @@ def main() -> None:
         "evaluations_ratio": round(record["evaluations"] / grid_evaluations, 3),
         "grid_seconds": round(grid_seconds, 1), "race_seconds": round(race_seconds, 1),
         "seconds_ratio": round(race_seconds / grid_seconds, 3),
+        "shared_cache": str(args.cache) if args.cache else None,
     }
     for key, value in figures.items():
         print(f"{key}: {value}")

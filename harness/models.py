@@ -24,6 +24,25 @@ def resolve_device(device: str) -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def resolve_dtype(dtype: str, device: str) -> str:
+    """``auto`` becomes ``bfloat16`` where the hardware computes it natively (a CUDA GPU with
+    bfloat16, a CPU with AVX-512 BF16 or AMX units), else ``float32``; other values pass through.
+
+    On a 2-core AVX-512 BF16 CPU the local judge scores QAGS articles 2.5x faster in bfloat16 than in
+    float32, with scores correlated 0.9999 (docs/figures.md). Without such units bfloat16 is emulated
+    and slower than float32, hence the check. The resolved name, not ``auto``, belongs in cache keys.
+    """
+    if dtype != "auto":
+        return dtype
+    import torch
+
+    if resolve_device(device).startswith("cuda"):
+        return "bfloat16" if torch.cuda.is_bf16_supported() else "float32"
+    cpu = getattr(torch, "cpu", None)
+    native = [getattr(cpu, name, None) for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")]
+    return "bfloat16" if any(check is not None and check() for check in native) else "float32"
+
+
 @lru_cache(maxsize=None)
 def model_fingerprint(name_or_path: str, hub_cache_dir: str | None = None) -> str:
     """A content hash for a local model folder or file; for a hub model, its id and the revision

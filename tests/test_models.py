@@ -33,3 +33,30 @@ def test_local_files_are_keyed_by_content(tmp_path):
     model_fingerprint.cache_clear()
     weights.write_bytes(b"weights v2")
     assert model_fingerprint(str(weights)) != first
+
+
+def test_auto_dtype_is_bfloat16_only_where_the_cpu_has_bfloat16_units(monkeypatch):
+    import torch
+
+    from harness.models import resolve_dtype
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    for avx512_bf16, amx, expected in [(True, False, "bfloat16"), (False, True, "bfloat16"), (False, False, "float32")]:
+        monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda v=avx512_bf16: v)
+        monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda v=amx: v)
+        assert resolve_dtype("auto", "auto") == expected
+        assert resolve_dtype("auto", "cpu") == expected
+    assert resolve_dtype("float16", "cpu") == "float16"  # a named dtype passes through, supported or not
+
+
+def test_the_judges_cache_key_names_the_resolved_dtype_not_auto(compose, monkeypatch):
+    import torch
+    from hydra.utils import instantiate
+
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: False)
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False)
+    judge = instantiate(compose(["judge=local", "judge.device=cpu"]).judge)
+    assert judge.dtype == "float32" and judge.fingerprint()["dtype"] == "float32"
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: True)
+    judge = instantiate(compose(["judge=local", "judge.device=cpu"]).judge)
+    assert judge.dtype == "bfloat16" and judge.fingerprint()["dtype"] == "bfloat16"

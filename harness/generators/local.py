@@ -10,7 +10,7 @@ from typing import Any
 
 from harness.generators.base import BATCH_SECONDS, BATCH_SIZE, Generation, GenerationRequest, Generator
 from harness.gguf_cache import load_gguf
-from harness.models import installed_path, model_fingerprint, resolve_device
+from harness.models import installed_path, model_fingerprint, resolve_device, resolve_dtype
 from harness.progress import progress_bar
 
 log = logging.getLogger(__name__)
@@ -58,7 +58,8 @@ class LocalGenerator(Generator):
             size, from which the generation suite derives ``seconds_per_answer_batched`` and
             ``answers_per_second``.
         device: ``auto``, ``cpu``, ``cuda``...
-        dtype: torch dtype name (``float32``, ``bfloat16``, ``float16``).
+        dtype: torch dtype name (``float32``, ``bfloat16``, ``float16``) or ``auto``
+            (:func:`harness.models.resolve_dtype`).
         price_as: the pricing-table row this model is billed as.
     """
 
@@ -69,7 +70,7 @@ class LocalGenerator(Generator):
         self.model_path, self.gguf_file = installed_path(model), gguf_file  # pkg://... in logged configs
         self.model = f"{Path(model).name}/{gguf_file}" if gguf_file else model
         self.max_new_tokens, self.batch_size = max_new_tokens, batch_size
-        self.device, self.dtype = device, dtype
+        self.device, self.dtype = device, resolve_dtype(dtype, device)  # auto: resolved here, so cache keys name it
         self.price_as = price_as
 
     def fingerprint(self) -> dict[str, Any]:

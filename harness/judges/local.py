@@ -3,7 +3,9 @@
 Scores are read from the model's next-token distribution (:mod:`harness.judges.candidates`), so
 they are deterministic and never unparsable; text (claims) is decoded greedily. The model is the
 generator's own process-wide instance (:func:`harness.generators.local._load`), so a sweep that
-generates and judges with SmolLM2 loads it once.
+generates and judges with SmolLM2 loads it once per precision: the judge's ``dtype: auto`` picks
+bfloat16 on hardware with bfloat16 units, where the generator keeps float32 (greedy text is
+sensitive to rounding; scores read from probabilities are not: Pearson 0.9999 on QAGS).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from harness.judges.base import Judge, JudgePrompt, Reply
 from harness.judges.candidates import candidate_probabilities
 from harness.judges.likelihood import continuation_log_probs
 from harness.judges.selfcheck import SelfCheckSettings
-from harness.models import installed_path, model_fingerprint
+from harness.models import installed_path, model_fingerprint, resolve_dtype
 from harness.progress import progress
 
 log = logging.getLogger(__name__)
@@ -33,7 +35,7 @@ class LocalJudge(Judge):
         model: Hugging Face id or local folder.
         gguf_file: a GGUF file inside ``model``, or null.
         device: ``auto``, ``cpu``, ``cuda``...
-        dtype: torch dtype name.
+        dtype: torch dtype name, or ``auto`` (bfloat16 where the hardware has bfloat16 units, else float32).
         batch_size: prompts per forward pass.
         max_new_tokens: length cap of generated text (claim lists).
         temperature: 0 reads the expected score and decodes greedily; > 0 (with ``samples`` > 1)
@@ -58,7 +60,7 @@ class LocalJudge(Judge):
         self.check_sampling(samples, temperature, cache, default_samples=False)
         self.model_path, self.gguf_file = installed_path(model), gguf_file  # pkg://... in logged configs
         self.model_name = f"{Path(model).name}/{gguf_file}" if gguf_file else model
-        self.device, self.dtype = device, dtype
+        self.device, self.dtype = device, resolve_dtype(dtype, device)  # auto: resolved here, so cache keys name it
         self.batch_size, self.max_new_tokens = batch_size, max_new_tokens
         self.temperature, self.samples, self.seed, self.cache = float(temperature), samples, seed, cache
         self.selfcheck = SelfCheckSettings.from_config(selfcheck, seed)

@@ -23,7 +23,7 @@ from harness.config.schemas.choices import LlmRerankMode
 from harness.generators.local import _load
 from harness.judges.candidates import candidate_probabilities
 from harness.judges.likelihood import continuation_log_probs
-from harness.models import installed_path, model_fingerprint
+from harness.models import installed_path, model_fingerprint, resolve_dtype
 from harness.progress import progress
 from harness.rerankers.base import QueryScores, Reranker
 
@@ -52,7 +52,8 @@ class LlmReranker(Reranker):
         self.mode = LlmRerankMode(mode)
         self.model_path, self.gguf_file = installed_path(model), gguf_file
         self.model_name = f"{Path(model).name}/{gguf_file}" if gguf_file else model
-        self.device, self.dtype, self.batch_size = device, dtype, batch_size
+        # auto is resolved here, so cache keys name the precision actually used
+        self.device, self.dtype, self.batch_size = device, resolve_dtype(dtype, device), batch_size
         self.max_passage_tokens = max_passage_tokens
         self.yes_no = {"prompt": str(yes_no["prompt"]), "yes_replies": list(yes_no["yes_replies"]),
                        "no_replies": list(yes_no["no_replies"])}

@@ -91,7 +91,7 @@ def test_configuration_mistakes_fail_at_construction(rubric):
 def test_batched_log_probabilities_match_one_sequence_at_a_time(compose):
     import torch
 
-    judge = instantiate(compose(["judge=local", "judge.batch_size=3"]).judge)
+    judge = instantiate(compose(["judge=local", "judge.batch_size=3", "judge.dtype=float32"]).judge)
     tokenizer, model = judge._model()
     prompts = [JudgePrompt(({"role": "user", "content": text},)) for text in
                ("What is 2 + 2?", "Name the capital of France, please, in one word.", "Say hi.")]
