@@ -1,6 +1,7 @@
 """Every embedded scorer against people: QAGS factual consistency, through `harness meta-eval`.
 
     python benchmarks/judge_validity.py [--limit 40] [--sets xsum cnndm] [--rubrics ...] [--no-selfcheck]
+    python benchmarks/judge_validity.py --limit 60 --rubrics supported --few-shot 2   # few-shot alignment too
 
 For each QAGS set (../shared/data/qags/) the README's recipe (harness.metaeval.qags) writes a
 dataset, a predictions file (summary = answer, article = its only context, UniEval's score as
@@ -11,7 +12,8 @@ combined columns of conf/metrics/combined.yaml whose members the run has, e.g.
 `harness meta-eval` correlates every column with the human scores. Printed per scorer and set:
 Pearson / Spearman / Kendall and n, beside UniEval on the same rows and the published full-set
 figures, plus the judge's items per second. `--limit N` takes the first N rows of each set (the
-local judge reads whole articles: all 474 rows take hours on 2 shared CPU cores).
+local judge reads whole articles: all 474 rows took 3 min 52 s on 2 idle cores with bfloat16
+units, `dtype: auto`; hours in float32 on cores shared with other work).
 
 Then `harness align` fits a ridge combination of every embedded column (UniEval's `external/*`
 left out) to the human scores of each set and of both sets pooled, by nested cross-validation
@@ -38,6 +40,8 @@ from harness.metaeval.qags import write_qags_run_inputs
 
 ROOT = Path(__file__).resolve().parents[1]
 RUBRICS = ["supported", "likelihood_faithfulness", "pmi_faithfulness", "claims_faithfulness"]
+# Rubrics whose score is not one prompted number (read from likelihoods, or a claims procedure): --few-shot skips them.
+NOT_PROMPT_SCORES = {"likelihood_faithfulness", "pmi_faithfulness", "claims_faithfulness"}
 # The published figures (../shared/data/qags/README.md), all rows: Pearson, Spearman, Kendall.
 PUBLISHED = {"xsum": {"UniEval (published)": (0.461376, 0.487920, 0.399218),
                       "token overlap (README baseline)": (0.2969, 0.2989, 0.2481)},
@@ -89,6 +93,20 @@ def align(run: Path, labels: Path, out: Path) -> dict:
     rows = list(csv.DictReader((out / "align.csv").open()))
     return {f"{r['column']}|{r['split']}": {k: (_float(v) if k not in ("column", "split") else v)
                                             for k, v in r.items()} for r in rows}
+
+
+def few_shot(run: Path, labels: Path, out: Path, k: int, rubric: str) -> dict:
+    """``harness align --few-shot K`` with the local judge on one prompt rubric: held-out and
+    in-sample agreement before (the rubric as shipped) and after (K examples in its prompt)."""
+    try:
+        harness("align", str(run), "--labels", str(labels), "--scale", "0", "1", "--no-tracking", "--out-dir",
+                str(out), "--out", str(out / f"{rubric}_qags.yaml"), "--few-shot", str(k), "--name", f"{rubric}_qags",
+                "judge=local", f"rubric=[{rubric}]", cwd=out.parent)
+    except SystemExit as err:
+        print(err, file=sys.stderr)
+        return {}
+    return {f"{r['column']}|{r['split']}": {key: (_float(v) if key not in ("column", "split") else v)
+                                            for key, v in r.items()} for r in csv.DictReader((out / "align.csv").open())}
 
 
 def pooled(results: dict, folders: dict[str, Path], out: Path) -> dict:
@@ -203,7 +221,10 @@ def main() -> None:
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1, 8])
     parser.add_argument("--dtypes", nargs="+", default=["float32", "bfloat16"])
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "judge_validity")
+    parser.add_argument("--few-shot", type=int, metavar="K", help="also align each prompt rubric given (e.g. "
+                        "--rubrics supported) by K labelled examples: harness align --few-shot K, per set")
     args = parser.parse_args()
+    args.out = args.out.resolve()  # the harness runs in its own working folder: relative paths would dangle
     if args.speed:
         figures = speed(args.path, args.sets, args.speed, args.batch_sizes, args.dtypes)
         args.out.mkdir(parents=True, exist_ok=True)
@@ -229,6 +250,13 @@ def main() -> None:
     if len(folders) > 1:
         aligned["pooled"] = results["pooled_align"] = pooled(results, folders, args.out / f"pooled-{int(time.time())}")
     print_align(aligned)
+    if args.few_shot:
+        prompt_rubrics = [r for r in args.rubrics if r not in NOT_PROMPT_SCORES]
+        shots = {f"{name}/{rubric}": few_shot(folder / "run", folder / "labels.jsonl", folder / f"few_shot_{rubric}",
+                                               args.few_shot, rubric)
+                 for name, folder in folders.items() for rubric in prompt_rubrics}
+        results["few_shot"] = shots
+        print_align(shots)
     command = "python benchmarks/judge_validity.py " + " ".join(sys.argv[1:])
     (args.out / "judge_validity.json").write_text(json.dumps({"command": command, **results}, indent=2))
 
