@@ -83,25 +83,22 @@ def measure(name: str, source: Path, folder: Path, limit: int | None, rubrics: l
 
 def align(run: Path, labels: Path, out: Path) -> dict:
     """``harness align`` on a run: per column and split, the figures of align.csv."""
-    try:  # the scoring runs are kept either way: a failed alignment is reported, not fatal
-        harness("align", str(run), "--labels", str(labels), "--scale", "0", "1", "--no-tracking", "--out-dir",
-                str(out), "--out", str(out / "aligned.yaml"), "--name", "qags", "--exclude", "external/*",
-                cwd=out.parent)
-    except SystemExit as err:
-        print(err, file=sys.stderr)
-        return {}
-    rows = list(csv.DictReader((out / "align.csv").open()))
-    return {f"{r['column']}|{r['split']}": {k: (_float(v) if k not in ("column", "split") else v)
-                                            for k, v in r.items()} for r in rows}
+    return _harness_align(run, labels, out, "--out", str(out / "aligned.yaml"), "--name", "qags",
+                          "--exclude", "external/*")
 
 
 def few_shot(run: Path, labels: Path, out: Path, k: int, rubric: str) -> dict:
     """``harness align --few-shot K`` with the local judge on one prompt rubric: held-out and
     in-sample agreement before (the rubric as shipped) and after (K examples in its prompt)."""
-    try:
+    return _harness_align(run, labels, out, "--out", str(out / f"{rubric}_qags.yaml"), "--few-shot", str(k),
+                          "--name", f"{rubric}_qags", "judge=local", f"rubric=[{rubric}]")
+
+
+def _harness_align(run: Path, labels: Path, out: Path, *options: str) -> dict:
+    """One ``harness align`` (labels on 0-1, no tracking, written to ``out``): the rows of its align.csv."""
+    try:  # the scoring runs are kept either way: a failed alignment is reported, not fatal
         harness("align", str(run), "--labels", str(labels), "--scale", "0", "1", "--no-tracking", "--out-dir",
-                str(out), "--out", str(out / f"{rubric}_qags.yaml"), "--few-shot", str(k), "--name", f"{rubric}_qags",
-                "judge=local", f"rubric=[{rubric}]", cwd=out.parent)
+                str(out), *options, cwd=out.parent)
     except SystemExit as err:
         print(err, file=sys.stderr)
         return {}
@@ -224,7 +221,9 @@ def main() -> None:
     parser.add_argument("--few-shot", type=int, metavar="K", help="also align each prompt rubric given (e.g. "
                         "--rubrics supported) by K labelled examples: harness align --few-shot K, per set")
     args = parser.parse_args()
-    args.out = args.out.resolve()  # the harness runs in its own working folder: relative paths would dangle
+    # the harness runs in its own working folder: relative paths would dangle
+    args.out = args.out.resolve()
+    args.reuse = args.reuse.resolve() if args.reuse else None
     if args.speed:
         figures = speed(args.path, args.sets, args.speed, args.batch_sizes, args.dtypes)
         args.out.mkdir(parents=True, exist_ok=True)
