@@ -33,3 +33,26 @@ def dataset_input(name: str, sha256: str, source: str):
         origin = HuggingFaceDatasetSource(path=source or name)
     dataset = MetaDataset(source=origin, name=name, digest=sha256[:DIGEST_CHARS])
     return DatasetInput(dataset._to_mlflow_entity(), tags=[InputTag(MLFLOW_DATASET_CONTEXT, CONTEXT)])
+
+
+# MLflow's stores look a dataset up, then insert it (SqlAlchemyStore.log_inputs), in two steps: two jobs
+# of a parallel sweep (joblib, Ray) logging the same dataset at once both find none, and the later
+# insert fails on the datasets table's key (SQLite: "UNIQUE constraint failed", PostgreSQL: "duplicate
+# key"; a server answers with the store's message). Tried again, the lookup finds the row the other
+# job wrote. Measured: 4 processes logging one dataset at the same instant, 3 of 4 failed each time.
+CONFLICT_MARKERS = ("UNIQUE constraint failed", "duplicate key", "IntegrityError", "RESOURCE_ALREADY_EXISTS")
+ATTEMPTS = 5
+
+
+def log_dataset_input(client, run_id: str, dataset) -> None:
+    """``client.log_inputs(run_id, [dataset])``, again (up to ``ATTEMPTS`` times in all) while it fails
+    because another run inserted the same dataset meanwhile; any other error is raised at once."""
+    from mlflow.exceptions import MlflowException
+
+    for attempt in range(1, ATTEMPTS + 1):
+        try:
+            client.log_inputs(run_id, datasets=[dataset])
+            return
+        except MlflowException as err:
+            if attempt == ATTEMPTS or not any(marker in str(err) for marker in CONFLICT_MARKERS):
+                raise

@@ -18,7 +18,7 @@ from harness.tracking.mlflow_runs import PARENT_TAG
 from harness.tracking.base import ReportRun, RunRef, Tracker
 from harness.tracking.interruption import KILLED_BY_TAG
 from harness.tracking.leaderboard import Leaderboard
-from harness.tracking.mlflow_inputs import dataset_input
+from harness.tracking.mlflow_inputs import dataset_input, log_dataset_input
 from harness.tracking.naming import metric_name
 from harness.tracking.outcome import JobInfo, JobOutcome
 from harness.tracking.retry import Outage
@@ -134,8 +134,8 @@ class MLflowTracker(Tracker):
                 result = outcome.result
                 client.set_tag(run_id, "dataset.sha256", result.dataset_sha256)
                 client.set_tag(run_id, "dataset.name", result.dataset)
-                client.log_inputs(run_id, datasets=[dataset_input(result.dataset, result.dataset_sha256,
-                                                                  result.dataset_source)])
+                log_dataset_input(client, run_id, dataset_input(result.dataset, result.dataset_sha256,
+                                                                result.dataset_source))
                 for name in [FILE_NAME, *sorted(result.artifacts)]:
                     client.log_artifact(run_id, str(outcome.output_dir / name))
                 self._log_table(run_id, result.rows)

@@ -165,7 +165,7 @@ def test_the_metric_config_loads_in_a_later_run_as_a_column(tmp_path):
                    f"hydra.run.dir={tmp_path / folder}"]
         done = subprocess.run(command, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)},
                               capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, done.stderr[-3000:]
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         return [json.loads(line) for line in (tmp_path / folder / "per_question.jsonl").open()]
 
     harness("first")

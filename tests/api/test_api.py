@@ -24,7 +24,7 @@ def _overrides(tmp_path, run_dir: str) -> list[str]:
 
 def test_evaluate_returns_the_cli_metrics_and_the_logged_run(tmp_path, monkeypatch):
     done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "retriever=bm25", "chunker=recursive", multirun=False)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     cli_metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())["metrics"]
 
     monkeypatch.chdir(tmp_path)

@@ -26,7 +26,7 @@ def reproduce(tmp_path, *args: str) -> subprocess.CompletedProcess:
 
 def test_reproduce_gives_identical_metrics_and_config_and_logs_paths_portably(tmp_path):
     done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "retriever=hybrid", multirun=False)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     client = MlflowClient(f"sqlite:///{tmp_path / 'mlflow.db'}")
     (original,) = client.search_runs([client.get_experiment_by_name("e2e").experiment_id])
     config = (tmp_path / "config.yaml")

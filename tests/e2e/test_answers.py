@@ -22,7 +22,7 @@ def test_predictions_are_scored_and_missing_ones_skipped_and_counted(tmp_path):
     ]) + "\n")  # t4 has no prediction
     done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "generator=predictions",
                    f"generator.path={predictions}", "generator.on_missing=skip", multirun=False)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     client, runs = runs_of(tmp_path)
     assert len(runs) == 1
     run = runs[0]
@@ -42,7 +42,7 @@ def test_local_generator_answers_both_conditions_and_reports_the_delta(tmp_path)
     done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "generator=local", "generator.max_new_tokens=12",
                    "generation.conditions=[with_context,no_context]", "generation.contexts=2",
                    "generation.sample=3", multirun=False)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     client, runs = runs_of(tmp_path)
     run = runs[0]
     metrics = run.data.metrics

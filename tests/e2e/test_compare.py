@@ -107,7 +107,7 @@ def test_compare_an_experiment_reproduces_the_sweeps_own_report(tmp_path, capsys
          "stats.guards=[{name: key_facts/coverage_exact, direction: higher, tolerance: 0.02}]"],
         cwd=tmp_path, env={**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"},
         capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
     def corrected(rows) -> dict:
         return {(r["challenger"], r["metric"]): r["p_corrected"] for r in rows}

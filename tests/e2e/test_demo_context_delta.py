@@ -15,7 +15,7 @@ pytestmark = pytest.mark.slow
 def test_demo_context_delta_is_non_zero_and_scored_by_a_judge_that_passes_its_selfcheck(tmp_path):
     done = run_cli(tmp_path, "experiment=demo_sweep", "hydra.mode=RUN", "chunker=fixed_tokens", "retriever=hybrid",
                    "tracking=none", multirun=False)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())["metrics"]
     assert metrics["judge/selfcheck_n"] == 20
     assert metrics["judge/likelihood_correctness_selfcheck_passed"] == 1.0

@@ -22,7 +22,7 @@ def test_a_demo_run_logs_ttft_percentiles(tmp_path):
     done = run_cli(tmp_path, "experiment=demo_sweep", "hydra.mode=RUN", "chunker=recursive", "retriever=bm25",
                    "judge=none", "metrics.answer.bertscore=null", "generation.conditions=[with_context]",
                    f"generation.sample={alone + 2}", multirun=False, timeout=1800)  # two left to batch
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     rows = [json.loads(line) for line in (tmp_path / "run" / "per_question.jsonl").read_text().splitlines()]
     timed = [r for r in rows if r.get("generation/ttft_seconds") is not None]
     assert len(timed) == alone and all(0 < r["generation/ttft_seconds"] < r["generation/latency_seconds"]

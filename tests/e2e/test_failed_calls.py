@@ -35,7 +35,7 @@ def test_every_call_failed_is_a_failed_run_and_a_non_zero_exit(tmp_path, openai_
 
 def test_a_working_server_finishes_with_exit_zero(tmp_path, openai_server):
     done = run_cli(tmp_path, *generator(openai_server("ok")), multirun=False)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     (run,) = runs_of(tmp_path)[1]
     assert run.info.status == "FINISHED" and "harness.error" not in run.data.tags
     assert (run.data.metrics["generation/answered"], run.data.metrics["generation/failed_count"]) == (4.0, 0.0)

@@ -22,7 +22,7 @@ def test_local_judge_scores_a_run_and_a_rerun_hits_its_cache(tmp_path):
     overrides = [*TINY_DATASET_OVERRIDES, "retriever=bm25", "generator=predictions", f"generator.path={predictions}",
                  "generator.on_missing=skip", "judge=local", "rubric=[answer_score,retrieval_grade]"]
     done = run_cli(tmp_path, *overrides, multirun=False)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     client, [first] = runs_of(tmp_path)
     metrics = first.data.metrics
     # t4 has no prediction: its generation is a failure, so its judgement is missing (not 0)

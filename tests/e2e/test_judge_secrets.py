@@ -52,7 +52,7 @@ def test_api_keys_never_reach_runs_artifacts_or_the_cache(tmp_path, httpserver):
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     env.update({KEY_ENV: SECRET, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"})
     done = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     # The key is nowhere on disk: not in MLflow's database, artifacts, the cache, the sweep's
     # folders or the captured output...
     stored = [path for path in tmp_path.rglob("*") if path.is_file()]

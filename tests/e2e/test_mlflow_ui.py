@@ -26,7 +26,7 @@ def dataset_inputs(run) -> list:
 
 def test_parent_names_its_champion_and_every_run_its_dataset(tmp_path):
     done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "chunker=none,recursive", "retriever=bm25")
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     client, runs = runs_of(tmp_path)
     parents, children = split(runs)
     parent, = parents
@@ -66,7 +66,7 @@ def test_parent_names_its_champion_and_every_run_its_dataset(tmp_path):
 
 def test_a_single_run_logs_its_dataset(tmp_path):
     done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "chunker=none", "retriever=bm25", multirun=False)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     client, (run,) = runs_of(tmp_path)
     (name, digest, source, kind, tags), = dataset_inputs(client.get_run(run.info.run_id))
     assert (name, source, kind) == ("questions_jsonl", (TINY / "questions.jsonl").resolve().as_uri(), "local")

@@ -32,7 +32,7 @@ def check_study(folder: Path, sweep_dir: Path, stdout: str) -> None:
 def test_optuna_study_lands_under_one_parent(tmp_path):
     done = subprocess.run(command(tmp_path, *STUDY, f"hydra.sweep.dir={tmp_path / 'sweep'}"), cwd=tmp_path,
                           env=env(), capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     check_study(tmp_path, tmp_path / "sweep", done.stdout)
 
 

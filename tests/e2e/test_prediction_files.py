@@ -28,7 +28,7 @@ def test_two_prediction_files_give_two_named_runs_and_their_comparison(tmp_path)
     done = run_cli(tmp_path, "dataset=questions_jsonl", f"dataset.questions={TINY / 'questions.jsonl'}",
                    f"dataset.documents={TINY / 'docs'}", "chunker=none", "generator=predictions",
                    "metrics=[answer]", "metrics.answer.bertscore=null", f"generator.path={first},{second}")
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     _, children = split(runs_of(tmp_path)[1])
     assert sorted(c.info.run_name for c in children) == ["generator.path=sys_a/preds", "generator.path=sys_b/preds"]
     with (tmp_path / "sweep" / "stats.csv").open() as handle:

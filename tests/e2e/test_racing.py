@@ -83,7 +83,7 @@ def check_race(folder: Path, sweep_dir: Path, stdout: str) -> None:
 def test_race_drops_the_loser_early_and_logs_it(tmp_path):
     done = subprocess.run(command(tmp_path, *RACE, f"hydra.sweep.dir={tmp_path / 'sweep'}"), cwd=tmp_path,
                           env=env(), capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     check_race(tmp_path, tmp_path / "sweep", done.stdout)
     # `harness report` shows the eliminations and the race's leaderboard columns too.
     page = tmp_path / "report.html"
@@ -112,7 +112,7 @@ def kill_after(folder: Path, overrides: list[str], jobs: int) -> Path:
 def resume(folder: Path, overrides: list[str], sweep_dir: Path) -> subprocess.CompletedProcess:
     done = subprocess.run(command(folder, *overrides, f"+resume={sweep_dir}"), cwd=folder, env=env(),
                           capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return done
 
 

@@ -53,10 +53,10 @@ def test_ray_sweep_matches_the_basic_launcher(tmp_path):
     ray_tmp = tempfile.mkdtemp(prefix="ray", dir="/tmp")
     try:
         done = run_cli(basic, *SWEEP)
-        assert done.returncode == 0, done.stderr[-3000:]
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         done = run_cli(ray, *SWEEP, "hydra/launcher=ray", "hydra.launcher.ray.init.num_cpus=2",
                        f"+hydra.launcher.ray.init._temp_dir={ray_tmp}", env={"RAY_DEDUP_LOGS": "0"})
-        assert done.returncode == 0, done.stderr[-3000:]
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         # The sweep's driver started a local Ray and stopped it on exit.
         assert _ray_processes(ray_tmp) == []
     finally:

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.slow
 def test_reranked_runs_carry_first_stage_and_reranked_metrics_and_are_compared(tmp_path):
     done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "retriever=bm25,hybrid", "reranker=none,llm",
                    "reranker.candidates=10")
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     client, runs = runs_of(tmp_path)
     parents, children = split(runs)
     assert len(parents) == 1 and len(children) == 4

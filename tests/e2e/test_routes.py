@@ -27,7 +27,7 @@ def test_demo_with_kpi_rag_logs_per_route_metrics_and_the_confusion_matrix(tmp_p
                                      "route": MISROUTED.get(q.id, q.route)}) + "\n")
     done = run_cli(tmp_path, "routes=kpi_rag", "router=from_predictions", "generator=predictions",
                    f"generator.path={predictions}", "chunker=none", "retriever=bm25", "stats=none", multirun=False)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     printed = " ".join(done.stdout.split())  # the table's title wraps at the table's own width
     assert "per route" in printed and "sales_kpi" in printed and "hr_kpi" in printed
 

@@ -45,7 +45,7 @@ def split(runs: list) -> tuple[list, list]:
 
 def test_two_by_two_sweep_logs_parent_children_metrics_and_artifacts(tmp_path):
     done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "chunker=none,recursive", "retriever=bm25,dense")
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     client, runs = runs_of(tmp_path)
     parents, children = split(runs)
     assert len(parents) == 1 and len(children) == 4 and len(runs) == 5
@@ -163,7 +163,7 @@ def test_joblib_launcher_workers_nest_under_the_parent(tmp_path):
     # (harness.cli.main._exit_now: skipping threading's exit hooks left it waiting for them forever)
     done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "chunker=none", "retriever=bm25,hybrid",
                    "hydra/launcher=joblib", "hydra.launcher.n_jobs=2", timeout=240)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "database is locked" not in done.stderr  # two workers write to one SQLite store
     _, runs = runs_of(tmp_path)
     parents, children = split(runs)
@@ -174,7 +174,7 @@ def test_joblib_launcher_workers_nest_under_the_parent(tmp_path):
 
 def test_single_run_logs_one_top_level_run(tmp_path):
     done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "retriever=bm25", multirun=False)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     _, runs = runs_of(tmp_path)
     assert len(runs) == 1
     assert "mlflow.parentRunId" not in runs[0].data.tags
@@ -184,7 +184,7 @@ def test_single_run_logs_one_top_level_run(tmp_path):
 
 def test_tracking_none_writes_results_only_to_the_job_folder(tmp_path):
     done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "retriever=bm25", "tracking=none", multirun=False)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert not (tmp_path / "mlflow.db").exists()
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())["metrics"]
     assert metrics["retrieval/hit_at_1"] == 1.0

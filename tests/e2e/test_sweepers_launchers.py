@@ -21,7 +21,7 @@ JOBLIB = ["hydra/launcher=joblib", "hydra.launcher.n_jobs=2"]
 def sweep(folder, *overrides, extra_env=None):
     done = subprocess.run(command(folder, *overrides, f"hydra.sweep.dir={folder / 'sweep'}"), cwd=folder,
                           env={**env(), **(extra_env or {})}, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return done
 
 

@@ -107,7 +107,7 @@ def test_a_declared_plugin_runs(tmp_path):
     conf = shared_config_dir(tmp_path, "teamchunkers.Paragraphs", plugins=["teamchunkers.Paragraphs"])
     done = harness(tmp_path, "--config-dir", str(conf), "experiment=theirs", *TINY_DATASET_OVERRIDES,
                    pythonpath=tmp_path / "plugins_src")
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     rows = [json.loads(line) for line in (tmp_path / "run" / "per_question.jsonl").read_text().splitlines()]
     assert rows and all(chunk_id.startswith("para:") for row in rows for chunk_id in row["retrieved_chunk_ids"])
 

@@ -99,7 +99,7 @@ def artifact_text(uri: str, run_id: str, path: str) -> str:
 
 def test_a_joblib_sweep_logs_to_the_server_and_the_subcommands_read_it(server, tmp_path, monkeypatch, capsys):
     done = harness(tmp_path, *sweep_args(tmp_path, server, "hydra/launcher=joblib", "hydra.launcher.n_jobs=2"))
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
     runs = runs_over_rest(server, "e2e")
     parents = [r for r in runs if tags(r).get("harness.role") == "sweep"]
@@ -178,7 +178,7 @@ def test_a_server_lost_mid_sweep_keeps_the_results_and_sync_logs_them(database, 
     # Back on a live server (same database): the missing jobs join the same parent, once.
     for attempt in range(2):
         done = harness(tmp_path, "sync", str(tmp_path / "sweep"), f"tracking.tracking_uri={server}")
-        assert done.returncode == 0, done.stderr[-3000:]
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         runs = runs_over_rest(server, "lost")
         parents = [r for r in runs if tags(r).get("harness.role") == "sweep"]
         children = [r for r in runs if "mlflow.parentRunId" in tags(r)]
@@ -196,5 +196,5 @@ def test_a_server_lost_mid_sweep_keeps_the_results_and_sync_logs_them(database, 
     # Into a store that never saw the sweep: a new parent with both jobs.
     other = f"sqlite:///{tmp_path / 'other.db'}"
     done = harness(tmp_path, "sync", str(tmp_path / "sweep"), f"tracking.tracking_uri={other}")
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "created" in done.stdout and "Logged 2 job(s)" in done.stdout

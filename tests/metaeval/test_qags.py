@@ -42,7 +42,7 @@ def test_meta_eval_reproduces_the_published_figures(tmp_path, name, capsys):
                f"hydra.run.dir={run}"]
     env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
     done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     out = tmp_path / "report"
     assert meta_eval([str(run), "--labels", str(tmp_path / "labels.jsonl"), "--scale", "0", "1",
                       "--no-tracking", "--out-dir", str(out), "meta_eval.bootstrap.resamples=100"]) == 0

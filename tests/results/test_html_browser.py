@@ -41,7 +41,7 @@ def test_the_report_opens_in_a_browser_without_errors_and_its_tables_fit_and_sor
     page.write_text(render_html(_inputs(tmp_path)), encoding="utf-8")
     done = subprocess.run(["node", str(BROWSER / "check_report.js"), str(page)], capture_output=True, text=True,
                           timeout=120)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     found = json.loads(done.stdout.strip().splitlines()[-1])
     assert found["errors"] == [] and found["requests"] == []  # no script error, nothing fetched: offline
     layout = found["layout"]

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.slow
 def test_exact_and_hnsw_side_by_side_in_a_sweep(tmp_path):
     done = run_cli(tmp_path, "dataset=beir", f"dataset.path={TINY_BEIR}", "chunker=none", "metrics=[retrieval]",
                    "retriever=dense", "retriever.index=exact,hnsw", "retriever.top_k=4")
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     results = {}
     for summary in (tmp_path / "sweep").glob("*/metrics.json"):
         facts = json.loads(summary.read_text())
