@@ -70,6 +70,9 @@ class Generator(ABC):
 
     model: str = ""
     enabled = True
+    # Whether answers go through the disk cache (harness.generators.cached); False for answers
+    # that are read, not computed (a predictions file is its own cache).
+    cacheable = True
     # The pricing-table row this model is billed as (``conf/pricing``), or None.
     price_as: str | None = None
 

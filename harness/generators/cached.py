@@ -21,7 +21,10 @@ def generate_cached(generator: Generator, requests: list[GenerationRequest], cac
                     alone: frozenset[int] = frozenset()) -> list[Generation]:
     """The answers to ``requests``; those at the positions in ``alone`` generated one call per
     request (a local model then measures their time to first token and latency), the others in one
-    call (a local model batches them). Cached apart: an answer decoded alone keeps its timings."""
+    call (a local model batches them). Cached apart: an answer decoded alone keeps its timings.
+    A generator that is not ``cacheable`` (answers read from a file) is asked for all of them."""
+    if not generator.cacheable:
+        return generator.generate(requests)
     fingerprint = generator.fingerprint()
     keys = [content_key({**fingerprint, "decoded": "alone"} if i in alone else fingerprint, list(request.messages))
             for i, request in enumerate(requests)]

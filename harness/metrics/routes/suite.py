@@ -37,6 +37,7 @@ import numpy as np
 
 from harness.cache import ARRAY, DiskCache, content_key
 from harness.metrics import key_facts as kf
+from harness.metrics import sentence_vectors
 from harness.metrics.suites import MetricSuite, Scores, mean_by_key
 from harness.models import load_sentence_transformer, model_fingerprint
 from harness.results.records import QuestionRecord
@@ -108,9 +109,15 @@ class RouteSuite(MetricSuite):
         texts = list(dict.fromkeys([r.generation.text for r, _ in todo] + [reference for _, reference in todo]))
 
         def encode():
-            encoder = load_sentence_transformer(self.encoder, self.device)
-            return encoder.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
-                                  convert_to_numpy=True, show_progress_bar=False)
+            # The texts BERTScore encoded at this model's last layer already have their vector
+            # (harness.metrics.sentence_vectors): only the others go through the encoder.
+            known = sentence_vectors.recall(self.encoder, texts)
+            rest = [text for text in texts if text not in known]
+            if rest:
+                encoder = load_sentence_transformer(self.encoder, self.device)
+                known.update(zip(rest, encoder.encode(rest, batch_size=self.batch_size, normalize_embeddings=True,
+                                                      convert_to_numpy=True, show_progress_bar=False)))
+            return np.stack([known[text] for text in texts]).astype(np.float32, copy=False)
 
         # Cached like the retrievers' embeddings: a re-run of the same answers loads no encoder.
         key = content_key(model_fingerprint(self.encoder), "distinct", texts)
