@@ -32,7 +32,7 @@ def test_four_jobs_logging_one_dataset_at_once_all_succeed(tmp_path):
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     client = MlflowClient(uri)
     experiment = client.create_experiment("race")
-    env_start = str(time.time() + 15)  # after the four interpreters have imported MLflow
+    env_start = str(time.time() + 10)  # after the four interpreters have imported MLflow
     jobs = [subprocess.Popen([sys.executable, "-c", JOB, uri, experiment, env_start],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(4)]
     outputs = [job.communicate(timeout=120) for job in jobs]
