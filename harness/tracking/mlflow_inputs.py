@@ -40,7 +40,9 @@ def dataset_input(name: str, sha256: str, source: str):
 # insert fails on the datasets table's key (SQLite: "UNIQUE constraint failed", PostgreSQL: "duplicate
 # key"; a server answers with the store's message). Tried again, the lookup finds the row the other
 # job wrote. Measured: 4 processes logging one dataset at the same instant, 3 of 4 failed each time.
-CONFLICT_MARKERS = ("UNIQUE constraint failed", "duplicate key", "IntegrityError", "RESOURCE_ALREADY_EXISTS")
+# SQLite's "database is locked" (a writer held the file past the busy timeout) is transient too.
+CONFLICT_MARKERS = ("UNIQUE constraint failed", "duplicate key", "IntegrityError", "RESOURCE_ALREADY_EXISTS",
+                    "database is locked")
 ATTEMPTS = 5
 
 
