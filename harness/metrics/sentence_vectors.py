@@ -6,7 +6,7 @@ token states over every token, [CLS] and [SEP] included, normalised. BERTScore a
 layer computes those token states for every reference and candidate it encodes, and the route suite's
 semantic similarity needs the same texts' sentence vectors (an answer and its reference): a second
 pass through the encoder, 27 of 124 s in a profiled run of SQuAD dev's 10,570 questions. So BERTScore
-leaves the pooled vector of each text it encodes here (per process, keyed by model folder), and the
+leaves the pooled vector of each text it encodes here (per process, keyed by the model's fingerprint), and the
 route suite takes them for the texts it finds instead of encoding them again, when its model is the
 same one and pools that way. The vectors equal sentence-transformers' to float32 rounding (the batches
 differ, so the last bits of sums do): tests/metrics/test_sentence_vectors.py checks within 1e-6.
@@ -15,15 +15,12 @@ differ, so the last bits of sums do): tests/metrics/test_sentence_vectors.py che
 from __future__ import annotations
 
 import json
-import logging
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from harness.config.resolvers import installed_path
-
-log = logging.getLogger(__name__)
+from harness.models import installed_path, model_fingerprint
 
 # Texts kept per process, the oldest dropped first: about 1.5 KB each (384 float32), so at most ~75 MB.
 # The route suite wants the texts of the job BERTScore just scored (SQuAD dev: ~22,000); a text dropped
@@ -34,10 +31,6 @@ TRANSFORMER, POOLING, NORMALIZE = ("sentence_transformers.models." + name
                                    for name in ("Transformer", "Pooling", "Normalize"))
 
 
-def _key(model: str) -> str:
-    return str(Path(installed_path(model)).resolve()) if Path(installed_path(model)).exists() else model
-
-
 def remember(model: str, texts: list[str], vectors: np.ndarray, token_counts: list[int]) -> None:
     """Keeps ``vectors[i]``, the normalised mean of ``model``'s last-layer token states over the
     ``token_counts[i]`` tokens of ``texts[i]`` (special tokens included), unless truncation may have
@@ -45,7 +38,7 @@ def remember(model: str, texts: list[str], vectors: np.ndarray, token_counts: li
     limit = mean_pooling_limit(model)
     if limit is None:
         return
-    key = _key(model)
+    key = model_fingerprint(model)
     for text, vector, count in zip(texts, vectors, token_counts):
         if count < limit:
             _VECTORS[(key, text)] = np.array(vector, dtype=np.float32)
@@ -55,7 +48,7 @@ def remember(model: str, texts: list[str], vectors: np.ndarray, token_counts: li
 
 def recall(model: str, texts: list[str]) -> dict[str, np.ndarray]:
     """The kept vectors of those of ``texts`` that ``model`` has one for."""
-    key = _key(model)
+    key = model_fingerprint(model)
     return {text: _VECTORS[(key, text)] for text in texts if (key, text) in _VECTORS}
 
 
