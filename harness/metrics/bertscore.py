@@ -115,9 +115,10 @@ class BERTScorer:
         batch_size: sentences per forward pass, and pairs per matching step.
         device: ``auto``, ``cpu``, ``cuda``...
         cache: optional disk cache for reference embeddings (namespace ``bertscore_ref_batches``).
-        threads: torch threads while scoring: an int, or ``auto`` for the cores this process may
-            use; on a machine shared with other jobs, fewer threads than cores is faster (the
-            threads of one matrix product wait for each other at every step).
+        threads: cores while scoring: an int, or ``auto`` for the cores this process may use. On
+            a CPU, ``threads`` sub-batches of ``batch_size / threads`` sentences are encoded at
+            once, one torch thread each; on a machine shared with other jobs, fewer threads than
+            cores is faster.
 
     ``stats`` counts reference lookups: ``memory_hit``, ``disk_hit`` and ``computed``.
 
@@ -253,29 +254,46 @@ class BERTScorer:
                         max_length=tokenizer.model_max_length)["input_ids"]
         order = sorted(range(len(unique)), key=lambda i: len(ids[i]), reverse=True)
         pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-        encoded: dict[str, Embedded] = {}
-        with torch.inference_mode():
-            starts = range(0, len(order), self.batch_size)
-            for start in progress(starts, len(starts), "BERTScore embedding"):
-                batch = order[start:start + self.batch_size]
-                width = len(ids[batch[0]])
-                input_ids = torch.full((len(batch), width), pad, dtype=torch.long)
-                mask = torch.zeros((len(batch), width), dtype=torch.long)
-                for row, i in enumerate(batch):
-                    input_ids[row, :len(ids[i])] = torch.tensor(ids[i], dtype=torch.long)
-                    mask[row, :len(ids[i])] = 1
+        workers = self._workers(encoder, len(order))
+        size = max(1, -(-self.batch_size // workers))  # batch_size sentences in flight over the workers
+        batches = [order[start:start + size] for start in range(0, len(order), size)]
+
+        def forward(batch: list[int]):
+            width = len(ids[batch[0]])
+            input_ids = torch.full((len(batch), width), pad, dtype=torch.long)
+            mask = torch.zeros((len(batch), width), dtype=torch.long)
+            for row, i in enumerate(batch):
+                input_ids[row, :len(ids[i])] = torch.tensor(ids[i], dtype=torch.long)
+                mask[row, :len(ids[i])] = 1
+            with torch.inference_mode():
                 out = encoder.model(input_ids=input_ids.to(encoder.device), attention_mask=mask.to(encoder.device),
                                     output_hidden_states=True)
-                hidden = out.hidden_states[self.num_layers]
-                if self.num_layers == encoder.num_hidden_layers:  # the route suite's sentence vectors
-                    _remember_pooled(self.model, [unique[i] for i in batch], hidden, mask.to(hidden.device),
-                                     [len(ids[i]) for i in batch])
-                hidden = (hidden / hidden.norm(dim=-1, keepdim=True)).float().cpu().numpy()
+            return out.hidden_states[self.num_layers], mask.to(encoder.device)
+
+        encoded: dict[str, Embedded] = {}
+        with _batches_on_cores(workers) as run:
+            for batch, (hidden, mask) in zip(batches, progress(run(forward, batches), len(batches),
+                                                                "BERTScore embedding")):
+                with torch.inference_mode():
+                    if self.num_layers == encoder.num_hidden_layers:  # the route suite's sentence vectors
+                        _remember_pooled(self.model, [unique[i] for i in batch], hidden, mask,
+                                         [len(ids[i]) for i in batch])
+                    hidden = (hidden / hidden.norm(dim=-1, keepdim=True)).float().cpu().numpy()
                 for row, i in enumerate(batch):
                     n = len(ids[i])
                     encoded[unique[i]] = Embedded(ids=np.asarray(ids[i], dtype=np.int64),
                                                   embeddings=np.ascontiguousarray(hidden[row, :n]))
         return [encoded[text] for text in texts]
+
+    def _workers(self, encoder: _Encoder, sentences: int) -> int:
+        """Batches encoded at once, one core each: ``threads`` on a CPU, else 1 (a GPU runs one at
+        a time). The encoder's matrix products are small (a batch of short answers), so the
+        threads of one product wait for each other at every step: on 2 cores, two batches at once
+        with one thread each encoded SciFact's 775 claims and titles 1.22x faster than one batch
+        with two threads (both at bert-score's 64 sentences in flight)."""
+        if not str(encoder.device).startswith("cpu") or self.threads < 2:
+            return 1
+        return max(1, min(self.threads, sentences // 2))
 
     def _weights(self, encoder: _Encoder, references: list[Embedded]) -> Weight:
         """Token id -> weight: 1 (0 for [CLS]/[SEP]), or idf over the references (bert-score's
@@ -339,6 +357,32 @@ def _thread_count(threads: int | str) -> int:
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise ValueError(f"threads must be 'auto' or an int >= 1, got {threads!r}")
     return threads
+
+
+@contextmanager
+def _batches_on_cores(workers: int) -> Iterator[Callable]:
+    """``run(fn, batches)``: ``fn`` over the batches, results in order; with ``workers`` > 1 on
+    that many Python threads, each torch operation single-threaded (torch releases the GIL inside
+    its operations, so the batches run on separate cores). A batch's result does not depend on
+    which thread computed it: single-threaded kernels sum in a fixed order."""
+    if workers < 2:
+        yield lambda fn, batches: map(fn, batches)
+        return
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    with _torch_threads(1), ThreadPoolExecutor(workers, thread_name_prefix="bertscore") as pool:
+
+        def run(fn: Callable, batches: list) -> Iterator:
+            pending: deque = deque()  # at most 2 x workers batches ahead of the reader (memory)
+            for batch in batches:
+                pending.append(pool.submit(fn, batch))
+                if len(pending) > 2 * workers:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+
+        yield run
 
 
 @contextmanager

@@ -111,6 +111,36 @@ def test_precision_recall_f1_equal_bert_score(model_path, num_layers, idf):
     assert_close(ours.score(CANDIDATES, REFERENCES), library(model_path, CANDIDATES, REFERENCES, num_layers, idf))
 
 
+@pytest.mark.parametrize("threads", [2, 3])
+def test_batches_encoded_on_several_cores_equal_bert_score_and_one_core(model_path, monkeypatch, threads):
+    # threads > 1 on a CPU encodes sub-batches on that many Python threads, one torch thread each.
+    import threading
+
+    from harness.metrics import bertscore
+
+    pools, seen = [], set()
+    real = bertscore._batches_on_cores
+    monkeypatch.setattr(bertscore, "_batches_on_cores", lambda workers: pools.append(workers) or real(workers))
+    pooled = BERTScorer(model_path, num_layers=6, idf=True, batch_size=16, device="cpu", threads=threads)
+    model = pooled._encoder().model
+    forward = model.forward
+
+    def recording(*args, **kwargs):
+        seen.add(threading.current_thread().name)
+        return forward(*args, **kwargs)
+
+    monkeypatch.setattr(model, "forward", recording)
+    forget_reference_embeddings()
+    ours = pooled.score(CANDIDATES, REFERENCES)
+    monkeypatch.undo()
+    forget_reference_embeddings()
+    assert pools == [threads, threads]  # references, then candidates
+    assert len(seen) >= 2 and all(name.startswith("bertscore") for name in seen), seen
+    one = BERTScorer(model_path, num_layers=6, idf=True, batch_size=16, device="cpu", threads=1)
+    assert_close(ours, one.score(CANDIDATES, REFERENCES))
+    assert_close(ours, library(model_path, CANDIDATES, REFERENCES, 6, True))
+
+
 def test_bert_scores_padding_is_reproduced_for_any_batch_size(model_path):
     # Pair 10's long candidate has a token negatively aligned with every token of "[CLS] 1998 [SEP]":
     # scored alone its maximum stays negative; in a batch with longer references, the padding's 0 wins.
