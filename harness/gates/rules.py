@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.stats.paired import MisalignedError, align
-from harness.stats.t_test import paired_t_test
 
 _DIRECTIONS = ("higher", "lower")
 
@@ -95,6 +94,8 @@ class Gates:
             return f"run {name} and the baseline share no question with a {rule.metric} value"
         mean_diff = float(sample.differences.mean())
         worse = mean_diff < 0 if rule.direction == "higher" else mean_diff > 0
+        from harness.stats.t_test import paired_t_test  # scipy: loaded only when a gate compares runs
+
         test = paired_t_test(sample)
         if worse and test.testable and test.p_value < self.alpha:
             return (f"run {name} is significantly worse: mean difference {mean_diff:+.4f} over {sample.n} "

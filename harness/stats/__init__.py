@@ -5,25 +5,53 @@ its own module and returns a :class:`TestResult` that states why when a test can
 :func:`compare_sweep` corrects the whole family of comparisons and applies the winner rule.
 """
 
-from harness.stats.compare import TESTS, compare_pair
-from harness.stats.comparison import MetricComparison, to_rows
-from harness.stats.correction import METHODS, correct
-from harness.stats.effect import bootstrap_ci, cohens_d
-from harness.stats.paired import MisalignedError, PairedSample, align
-from harness.stats.permutation import paired_permutation_test
-from harness.stats.power import (
-    achieved_power,
-    minimum_detectable_effect,
-    minimum_detectable_effect_t,
-    required_sample_size_t,
-    required_sample_size_z,
-)
-from harness.stats.result import TestResult
-from harness.stats.spec import MetricSpec
-from harness.stats.sweep import ChallengerResult, SweepResult, compare_sweep
-from harness.stats.t_test import paired_t_test
-from harness.stats.verdict import MetricEvidence, Verdict, decide
-from harness.stats.wilcoxon import wilcoxon_signed_rank
+import importlib
+
+# Imported on first use (PEP 562): ``harness.stats.spec`` alone is wanted by the racing sweeper and
+# the tracking callback of every run, and the tests' modules pull in scipy, statsmodels and pandas
+# (2.3 of a single run's 15 CPU s, measured with python -X importtime).
+_WHERE = {
+    "ChallengerResult": "harness.stats.sweep",
+    "METHODS": "harness.stats.correction",
+    "MetricComparison": "harness.stats.comparison",
+    "MetricEvidence": "harness.stats.verdict",
+    "MetricSpec": "harness.stats.spec",
+    "MisalignedError": "harness.stats.paired",
+    "PairedSample": "harness.stats.paired",
+    "SweepResult": "harness.stats.sweep",
+    "TESTS": "harness.stats.compare",
+    "TestResult": "harness.stats.result",
+    "Verdict": "harness.stats.verdict",
+    "achieved_power": "harness.stats.power",
+    "align": "harness.stats.paired",
+    "bootstrap_ci": "harness.stats.effect",
+    "cohens_d": "harness.stats.effect",
+    "compare_pair": "harness.stats.compare",
+    "compare_sweep": "harness.stats.sweep",
+    "correct": "harness.stats.correction",
+    "decide": "harness.stats.verdict",
+    "minimum_detectable_effect": "harness.stats.power",
+    "minimum_detectable_effect_t": "harness.stats.power",
+    "paired_permutation_test": "harness.stats.permutation",
+    "paired_t_test": "harness.stats.t_test",
+    "required_sample_size_t": "harness.stats.power",
+    "required_sample_size_z": "harness.stats.power",
+    "to_rows": "harness.stats.comparison",
+    "wilcoxon_signed_rank": "harness.stats.wilcoxon",
+}
+
+
+def __getattr__(name: str):
+    if name not in _WHERE:
+        raise AttributeError(f"module 'harness.stats' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_WHERE[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __all__ = [
     "METHODS",

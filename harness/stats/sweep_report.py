@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from harness.stats.sweep import SweepResult
+if TYPE_CHECKING:  # annotations only: the statistics (scipy, statsmodels) load when a sweep is compared
+    from harness.stats.sweep import SweepResult
+
 
 # Columns of the short view (to_markdown, the console table); "CI" is labelled with its level.
 SUMMARY_COLUMNS = ("challenger", "metric", "mean diff", "CI", "d", "p", "p corr.", "n (missing)")

@@ -8,12 +8,14 @@ sweep's end (a single run gets its own, without a verdict, at its end).
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.metrics.units import unit_of
-from harness.stats.sweep_report import StatsReport
 from harness.tracking.base import Tracker
 from harness.tracking.selfcheck_flags import SUFFIX
+
+if TYPE_CHECKING:  # annotations only: the statistics (scipy, statsmodels) load when a sweep is compared
+    from harness.stats.sweep_report import StatsReport
 
 log = logging.getLogger(__name__)
 
