@@ -57,6 +57,10 @@ class Tracker:
     The base records nothing and finds nothing: reading raises LookupError naming why.
     """
 
+    # Whether jobs are meant to be recorded: a job without a run id is "not logged" (reported,
+    # exit status 1, left for ``harness sync``) only with a tracker that records.
+    records = False
+
     def check(self) -> None:
         """Raises before anything runs if the tracker could not record (e.g. its server is down)."""
 

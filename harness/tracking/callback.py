@@ -223,7 +223,7 @@ class TrackingCallback(Callback):
         for summary in summaries:
             if summary["status"] != "FINISHED":
                 print(f"FAILED {summary['name']}: {summary.get('error')}")
-        unlogged = not_logged(summaries)
+        unlogged = not_logged(summaries) if tracker.records else []  # tracking=none: nothing was to be logged
         if unlogged:  # each job said why on its own line when it ended
             print(f"NOT LOGGED {len(unlogged)} of {len(summaries)} jobs: {', '.join(s['name'] for s in unlogged)}")
         if unlogged or not end_logged:

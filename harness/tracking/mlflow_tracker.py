@@ -47,6 +47,8 @@ class MLflowTracker(Tracker):
             the first wait between tries (:mod:`harness.tracking.retry`).
     """
 
+    records = True
+
     def __init__(self, tracking_uri: str, experiment_name: str, artifact_location: str | None = None,
                  ui_hint: bool = True, server: dict[str, float] | None = None) -> None:
         self.tracking_uri = tracking_uri

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import subprocess
@@ -188,3 +189,13 @@ def test_tracking_none_writes_results_only_to_the_job_folder(tmp_path):
     assert not (tmp_path / "mlflow.db").exists()
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())["metrics"]
     assert metrics["retrieval/hit_at_1"] == 1.0
+
+
+def test_a_sweep_without_tracking_exits_zero_and_keeps_its_results(tmp_path):
+    # tracking=none: no job has a run id, and none was meant to; that is not "not logged".
+    done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "chunker=none,recursive", "retriever=bm25", "tracking=none")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "NOT LOGGED" not in done.stdout + done.stderr and "harness sync" not in done.stdout
+    with open(tmp_path / "sweep" / "leaderboard.csv") as board:
+        assert [row["status"] for row in csv.DictReader(board)] == ["FINISHED", "FINISHED"]
+    assert not (tmp_path / "mlflow.db").exists() and not (tmp_path / "mlruns").exists()
