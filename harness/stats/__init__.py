@@ -53,32 +53,4 @@ def __dir__() -> list[str]:
     return sorted(__all__)
 
 
-__all__ = [
-    "METHODS",
-    "TESTS",
-    "ChallengerResult",
-    "MetricComparison",
-    "MetricEvidence",
-    "MetricSpec",
-    "MisalignedError",
-    "PairedSample",
-    "SweepResult",
-    "TestResult",
-    "Verdict",
-    "achieved_power",
-    "align",
-    "bootstrap_ci",
-    "cohens_d",
-    "compare_pair",
-    "compare_sweep",
-    "correct",
-    "decide",
-    "minimum_detectable_effect",
-    "minimum_detectable_effect_t",
-    "paired_permutation_test",
-    "paired_t_test",
-    "required_sample_size_t",
-    "required_sample_size_z",
-    "to_rows",
-    "wilcoxon_signed_rank",
-]
+__all__ = sorted(_WHERE)  # the public names are the keys above
