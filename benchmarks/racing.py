@@ -5,6 +5,7 @@
     python benchmarks/racing.py -- chunker=a,b retriever=x,y race.alpha=0.1   # any sweep
     python benchmarks/racing.py --preset answers --cache DIR   # both modes read and fill one cache:
         # the question-evaluation figures are unchanged, the wall times then measure only what is new
+    python benchmarks/racing.py --keep DIR ...           # keep both sweep folders (per-question tables) in DIR
 
 Each mode starts cold in its own temporary folder (its own cache and MLflow store), so neither reads
 what the other computed. Printed: the grid's champion and the configurations its end-of-sweep
@@ -62,11 +63,15 @@ def main() -> None:
     parser.add_argument("--preset", choices=sorted(PRESETS), default="chunking")
     parser.add_argument("sweep", nargs="*", help="the sweep's own arguments (instead of the preset)")
     parser.add_argument("--cache", type=Path, help="one cache for both modes (default: a cold one each)")
+    parser.add_argument("--keep", type=Path, help="a new folder to keep both sweeps in (default: a temporary one)")
     args = parser.parse_args()
     sweep = args.sweep or PRESETS[args.preset]
+    if args.keep is not None and args.keep.exists():
+        sys.exit(f"--keep {args.keep}: the folder exists; name a new one")
     with tempfile.TemporaryDirectory(prefix="racing-bench-") as tmp:
-        grid_dir, race_dir = Path(tmp) / "grid", Path(tmp) / "race"
-        grid_dir.mkdir()
+        folder = args.keep.resolve() if args.keep is not None else Path(tmp)
+        grid_dir, race_dir = folder / "grid", folder / "race"
+        grid_dir.mkdir(parents=True)
         race_dir.mkdir()
         cache = args.cache.resolve() if args.cache else None
         grid_seconds = run(grid_dir, sweep, cache)
@@ -78,6 +83,7 @@ def main() -> None:
     figures = {
         "sweep": " ".join(sweep), "configurations": configurations, "questions": total,
         "grid_champion": champion, "grid_not_significantly_worse": equal,
+        "race_rule": record.get("rule", ""),
         "race_champion": record["champion"], "race_champion_in_set": record["champion"] in equal,
         "race_rounds": len(record["rounds"]),
         "eliminated": {e["name"]: f"round {e['round']} ({e['questions']} questions)"

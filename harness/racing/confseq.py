@@ -33,6 +33,35 @@ def _check(values, alpha: float) -> np.ndarray:
     return x
 
 
+def _eb_bets(x: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """The predictable bets ``lambda_t`` of Theorem 2 (tuned for level ``alpha``) and their
+    penalties ``v_t psi_E(lambda_t)``."""
+    t = np.arange(1, len(x) + 1)
+    # mu_hat_t and sigma2_hat_t use observations up to t; lambda_t and v_t use those up to t - 1.
+    mu_hat = (0.5 + np.cumsum(x)) / (t + 1)
+    sigma2_hat = (0.25 + np.cumsum((x - mu_hat) ** 2)) / (t + 1)
+    sigma2_prev = np.concatenate([[0.25], sigma2_hat[:-1]])
+    mu_prev = np.concatenate([[0.5], mu_hat[:-1]])
+    lam = np.minimum(np.sqrt(2 * math.log(1 / alpha) / (sigma2_prev * t * np.log1p(t))), TRUNCATION)
+    v = 4 * (x - mu_prev) ** 2
+    return lam, v * (-np.log1p(-lam) - lam) / 4
+
+
+def _hoeffding_bets(x: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """The predictable bets of Proposition 1 (tuned for level ``alpha``) and their penalties ``lambda_t^2 / 8``."""
+    t = np.arange(1, len(x) + 1)
+    lam = np.minimum(np.sqrt(8 * math.log(1 / alpha) / (t * np.log1p(t))), 1.0)
+    return lam, lam ** 2 / 8
+
+
+def _closed_form_lower(x: np.ndarray, alpha: float, bets) -> np.ndarray:
+    """``L_t``: the smallest ``m`` whose log wealth ``sum lambda (x - m) - sum penalty`` stays below
+    ``log(1 / alpha)``, in closed form."""
+    lam, penalty = bets(x, alpha)
+    lam_sum = np.cumsum(lam)
+    return np.cumsum(lam * x) / lam_sum - (math.log(1 / alpha) + np.cumsum(penalty)) / lam_sum
+
+
 def empirical_bernstein_lower(values, alpha: float) -> np.ndarray:
     """Lower bounds ``L_1..L_n`` (one per prefix) of the mean of ``values`` in [0, 1].
 
@@ -41,20 +70,7 @@ def empirical_bernstein_lower(values, alpha: float) -> np.ndarray:
         >>> round(float(bounds[9]), 3), round(float(bounds[-1]), 3)
         (0.386, 0.969)
     """
-    x = _check(values, alpha)
-    n = len(x)
-    log_term = math.log(1 / alpha)
-    t = np.arange(1, n + 1)
-    # mu_hat_t and sigma2_hat_t use observations up to t; lambda_t and v_t use those up to t - 1.
-    mu_hat = (0.5 + np.cumsum(x)) / (t + 1)
-    sigma2_hat = (0.25 + np.cumsum((x - mu_hat) ** 2)) / (t + 1)
-    sigma2_prev = np.concatenate([[0.25], sigma2_hat[:-1]])
-    mu_prev = np.concatenate([[0.5], mu_hat[:-1]])
-    lam = np.minimum(np.sqrt(2 * log_term / (sigma2_prev * t * np.log1p(t))), TRUNCATION)
-    v = 4 * (x - mu_prev) ** 2
-    psi = (-np.log1p(-lam) - lam) / 4
-    lam_sum = np.cumsum(lam)
-    return np.cumsum(lam * x) / lam_sum - (log_term + np.cumsum(v * psi)) / lam_sum
+    return _closed_form_lower(_check(values, alpha), alpha, _eb_bets)
 
 
 def hoeffding_lower(values, alpha: float) -> np.ndarray:
@@ -66,12 +82,7 @@ def hoeffding_lower(values, alpha: float) -> np.ndarray:
         >>> round(float(hoeffding_lower([1.0] * 200, alpha=0.05)[-1]), 3)
         0.894
     """
-    x = _check(values, alpha)
-    log_term = math.log(1 / alpha)
-    t = np.arange(1, len(x) + 1)
-    lam = np.minimum(np.sqrt(8 * log_term / (t * np.log1p(t))), 1.0)
-    lam_sum = np.cumsum(lam)
-    return np.cumsum(lam * x) / lam_sum - (log_term + np.cumsum(lam ** 2 / 8)) / lam_sum
+    return _closed_form_lower(_check(values, alpha), alpha, _hoeffding_bets)
 
 
 # Candidate means m of the betting bound: a grid of this many steps over [0, 1].
@@ -97,6 +108,14 @@ def betting_lower(values, alpha: float) -> float:
     """
     x = _check(values, alpha)
     m = np.arange(1, BETTING_GRID) / BETTING_GRID
+    rejected = _betting_log_wealth(x, m).max(axis=0) >= math.log(1 / alpha)
+    below = np.argmin(rejected) if not rejected.all() else len(m)  # first candidate not rejected
+    return 0.0 if below == 0 else float(m[below - 1])
+
+
+def _betting_log_wealth(x: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """``log prod_{s <= t} (1 + lambda_s(m) (x_s - m))`` for every ``t`` (rows) and candidate ``m``
+    (columns), with the aGRAPA bets truncated to ``TRUNCATION / m``."""
     t = np.arange(1, len(x) + 1)
     mu_hat = (0.5 + np.cumsum(x)) / (t + 1)
     sigma2_hat = (0.25 + np.cumsum((x - mu_hat) ** 2)) / (t + 1)
@@ -104,14 +123,12 @@ def betting_lower(values, alpha: float) -> float:
     sigma2_prev = np.concatenate([[0.25], sigma2_hat[:-1]])[:, None]
     gap = mu_prev - m[None, :]
     lam = np.clip(gap / (sigma2_prev + gap ** 2), 0.0, TRUNCATION / m[None, :])
-    wealth = np.cumsum(np.log1p(lam * (x[:, None] - m[None, :])), axis=0).max(axis=0)
-    rejected = wealth >= math.log(1 / alpha)
-    below = np.argmin(rejected) if not rejected.all() else len(m)  # first candidate not rejected
-    return 0.0 if below == 0 else float(m[below - 1])
+    return np.cumsum(np.log1p(lam * (x[:, None] - m[None, :])), axis=0)
 
 
 SEQUENCES = {"empirical_bernstein": empirical_bernstein_lower, "hoeffding": hoeffding_lower}
 TESTS = (*SEQUENCES, "betting")
+_BETS = {"empirical_bernstein": _eb_bets, "hoeffding": _hoeffding_bets}
 
 
 def running_lower_bound(values, alpha: float, test: str) -> float:
@@ -128,13 +145,59 @@ def running_lower_bound(values, alpha: float, test: str) -> float:
 def difference_lower_bound(better, worse, low: float, high: float, alpha: float, test: str) -> float:
     """A time-uniform lower bound of ``mean(better - worse)`` for paired values in [low, high]:
     the differences are mapped onto [0, 1] and the bound mapped back."""
+    width = _width(low, high)
+    a, b = _in_range(better, worse, low, high)
+    scaled = (a - b + width) / (2 * width)
+    return 2 * width * running_lower_bound(np.clip(scaled, 0.0, 1.0), alpha, test) - width
+
+
+def _width(low: float, high: float) -> float:
     width = high - low
     if not width > 0:
         raise ValueError(f"race.bounds must be [low, high] with low < high, got [{low}, {high}]")
+    return width
+
+
+def _in_range(better, worse, low: float, high: float) -> tuple[np.ndarray, np.ndarray]:
     a, b = np.asarray(better, dtype=float), np.asarray(worse, dtype=float)
     for name, values in (("better", a), ("worse", b)):
         outside = values[(values < low) | (values > high) | ~np.isfinite(values)]
         if outside.size:
             raise ValueError(f"{name}: value {outside[0]!r} lies outside race.bounds [{low}, {high}]")
-    scaled = (a - b + width) / (2 * width)
-    return 2 * width * running_lower_bound(np.clip(scaled, 0.0, 1.0), alpha, test) - width
+    return a, b
+
+
+def log_e_process(values, null_mean: float, alpha: float, test: str) -> np.ndarray:
+    """``log E_1..log E_n``: the log wealth, after each observation, of the gambler behind
+    ``test``'s bound who bets that the mean of ``values`` in [0, 1] exceeds ``null_mean``.
+
+    ``E`` is an e-process for "the mean is at most ``null_mean``": a nonnegative supermartingale
+    from 1, so by Ville's inequality it ever reaches ``c`` with probability at most ``1 / c``.
+    The bound at level ``alpha`` lies above ``null_mean`` exactly when ``E`` has reached
+    ``1 / alpha`` (``alpha`` only tunes the empirical-Bernstein and Hoeffding bets; for the
+    betting test the bound rounds down to its grid). An average of such processes, one per
+    rival, is an e-process too, which :mod:`harness.racing.elimination` uses to pool evidence.
+
+    Example:
+        >>> round(float(log_e_process([1.0] * 10, 0.5, alpha=0.05, test="betting")[-1]), 3)
+        3.649
+    """
+    if test not in TESTS:
+        raise ValueError(f"race.test must be one of {sorted(TESTS)}, got {test!r}")
+    x = _check(values, alpha)
+    if not 0 < null_mean < 1:
+        raise ValueError(f"null_mean must be in (0, 1), got {null_mean!r}")
+    if test == "betting":
+        return _betting_log_wealth(x, np.array([float(null_mean)]))[:, 0]
+    lam, penalty = _BETS[test](x, alpha)
+    return np.cumsum(lam * (x - null_mean)) - np.cumsum(penalty)
+
+
+def difference_log_e_process(better, worse, low: float, high: float, threshold: float, alpha: float,
+                             test: str) -> np.ndarray:
+    """:func:`log_e_process` of the evidence that ``mean(better - worse)`` exceeds ``threshold``,
+    for paired values in [low, high] (mapped onto [0, 1] as in :func:`difference_lower_bound`)."""
+    width = _width(low, high)
+    a, b = _in_range(better, worse, low, high)
+    scaled = np.clip((a - b + width) / (2 * width), 0.0, 1.0)
+    return log_e_process(scaled, (threshold + width) / (2 * width), alpha, test)

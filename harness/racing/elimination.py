@@ -1,13 +1,26 @@
-"""One round of a race: pick the leader, eliminate every configuration found worse than it.
+"""One round of a race: pick the leader, eliminate every configuration found worse.
 
-The rule: after a round on the first ``t`` questions, configuration ``c`` is eliminated when a
-time-uniform lower bound (:mod:`harness.racing.confseq`) of the mean paired difference between
-the leader and ``c`` on the primary metric is above 0, or on a guard metric above the guard's
-tolerance. Each bound is taken at level ``alpha / m`` with ``m = K (K - 1) x metrics`` (Bonferroni
-over every ordered pair of the ``K`` configurations that started, because the leader is chosen
-from the data): with probability at least ``1 - alpha``, over every round at once, no
-configuration is ever eliminated unless its mean is truly worse than its eliminator's (beyond
-the guard's tolerance), so a truly best configuration survives.
+Two rules for the primary metric, chosen by ``race.evidence``, both valid although the results
+are read after every round (e-processes and confidence sequences, :mod:`harness.racing.confseq`).
+``K`` configurations start, ``G`` guard metrics are raced besides the primary one, and ``alpha``
+is split evenly between the primary metric and each guard:
+
+- ``leader`` (the default): configuration ``c`` leaves when the wealth of a gambler who bets,
+  question by question, that the running leader beats ``c`` reaches ``K (1 + G) / alpha``
+  (:mod:`harness.racing.running_leader`). If ``c`` is truly a best configuration the wealth is a
+  nonnegative supermartingale from 1, so ``c`` is eliminated with probability at most
+  ``alpha / (K (1 + G))``, and a truly best configuration, however many tie, is eliminated on the
+  primary metric with probability at most ``alpha / (1 + G)`` in the whole race.
+- ``pairwise``: ``c`` leaves when the time-uniform lower bound of the mean paired difference
+  between the round's leader and ``c`` is above 0, each bound at level
+  ``alpha / (K (K - 1) (1 + G))`` (Bonferroni over every ordered pair, because the leader is
+  chosen from the data). The stronger promise, paid for with later eliminations: no configuration
+  is ever eliminated unless its mean is truly worse than its eliminator's.
+
+Guards are always pairwise against the round's leader: ``c`` leaves when the bound of its
+regression on a guard is above the guard's tolerance (level as in ``pairwise``). With probability
+at least ``1 - alpha``, over every round at once, a truly best configuration on the primary
+metric survives, and no configuration leaves on a guard it does not truly regress.
 """
 
 from __future__ import annotations
@@ -19,6 +32,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from harness.racing.confseq import TESTS, difference_lower_bound
+from harness.racing.running_leader import running_leader_log_wealth
 from harness.stats.spec import MetricSpec
 
 
@@ -33,9 +47,12 @@ class Elimination:
         leader: the configuration it was compared with ("" when it failed).
         metric: the metric that eliminated it ("" when it failed).
         mean_difference: mean of ``leader - name`` (``name - leader`` for a lower-is-better metric).
-        bound: the time-uniform lower bound of that mean difference.
-        threshold: what the bound had to exceed (0, or a guard's tolerance).
+        bound: the time-uniform lower bound of that mean difference (NaN when bets on the
+            running leader eliminated it).
+        threshold: what the bound had to exceed (0, or a guard's tolerance), or, for bets on the
+            running leader, what the wealth had to reach (``K (1 + G) / alpha``).
         reason: one line, as the console shows it.
+        e_value: the largest wealth of the bets against it on the running leader (NaN otherwise).
     """
 
     name: str
@@ -47,6 +64,7 @@ class Elimination:
     bound: float
     threshold: float
     reason: str
+    e_value: float = math.nan
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -62,6 +80,7 @@ class EliminationRule:
         low, high: the range every per-question value of these metrics lies in.
         min_questions: no elimination before this many questions.
         configurations: how many configurations started the race (``K``).
+        evidence: ``leader`` or ``pairwise`` (:data:`EVIDENCE`; the module's docstring says what each promises).
     """
 
     primary: MetricSpec
@@ -72,6 +91,7 @@ class EliminationRule:
     high: float
     min_questions: int
     configurations: int
+    evidence: str = "leader"
 
     def __post_init__(self) -> None:
         if not 0 < self.alpha < 1:
@@ -84,16 +104,36 @@ class EliminationRule:
             raise ValueError(f"race.min_questions must be >= 1, got {self.min_questions}")
         if self.configurations < 1:
             raise ValueError("a race needs at least one configuration")
+        if self.evidence not in EVIDENCE:
+            raise ValueError(f"race.evidence must be one of {list(EVIDENCE)}, got {self.evidence!r}")
 
     @property
     def comparisons(self) -> int:
-        """The Bonferroni family: every ordered pair of configurations, on every raced metric."""
+        """The Bonferroni family of the pairwise bounds: every ordered pair of configurations, on
+        every raced metric."""
         return max(1, self.configurations * (self.configurations - 1)) * (1 + len(self.guards))
 
     @property
     def level(self) -> float:
-        """Each bound's error level."""
+        """Each pairwise bound's error level (guards always; the primary metric when pairwise)."""
         return self.alpha / self.comparisons
+
+    @property
+    def configuration_level(self) -> float:
+        """Bets on the running leader: each configuration's error level on the primary metric;
+        the wealth against it must reach ``1 / configuration_level``."""
+        return self.alpha / (self.configurations * (1 + len(self.guards)))
+
+    def describe(self) -> str:
+        """The rule in a few words, for the console."""
+        if self.evidence == "pairwise":
+            return f"alpha {self.alpha} over {self.comparisons} pairwise comparisons ({self.test})"
+        guards = f", guards pairwise at level {self.level:.2g}" if self.guards else ""
+        return (f"alpha {self.alpha}: bets on the running leader, wealth >= {1 / self.configuration_level:.4g} "
+                f"eliminates ({self.test}{guards})")
+
+
+EVIDENCE = ("leader", "pairwise")
 
 
 Scores = Mapping[str, Mapping[str, Sequence[float | None]]]  # configuration -> metric -> values in race order
@@ -110,7 +150,8 @@ def leader_of(scores: Scores, primary: MetricSpec) -> str:
     return max(scores, key=mean)
 
 
-def eliminate(scores: Scores, rule: EliminationRule, round_number: int) -> tuple[str, list[Elimination]]:
+def eliminate(scores: Scores, rule: EliminationRule, round_number: int,
+              retired: Scores | None = None) -> tuple[str, list[Elimination]]:
     """The round's leader and the configurations it eliminates.
 
     Args:
@@ -118,6 +159,8 @@ def eliminate(scores: Scores, rule: EliminationRule, round_number: int) -> tuple
             race order (equal lengths; None where a question has no value, such pairs are skipped).
         rule: the elimination rule.
         round_number: 1-based, recorded in each elimination.
+        retired: the configurations that left in earlier rounds, with their values on the
+            questions they ran (the running leader may have been one of them).
 
     Raises:
         ValueError: a metric is missing, lengths differ, or a value lies outside the bounds.
@@ -138,27 +181,65 @@ def eliminate(scores: Scores, rule: EliminationRule, round_number: int) -> tuple
     for name in names:
         if name == leader:
             continue
-        for metric in metrics:
-            better, worse = _pairs(scores[leader][metric.name], scores[name][metric.name], metric.direction)
-            if not better.size:
-                continue
-            bound = difference_lower_bound(better, worse, rule.low, rule.high, rule.level, rule.test)
-            if bound > metric.tolerance:
-                difference = float(np.mean(better - worse))
-                kind = "guard " if metric.role == "guard" else ""
-                reason = (f"worse than {leader} on {kind}{metric.name} after {questions} questions: mean difference "
-                          f"{difference:.4f}, lower bound {bound:.4f} > {metric.tolerance:g} "
-                          f"(anytime-valid {rule.test}, level {rule.level:.2g})")
-                eliminated.append(Elimination(name, round_number, questions, leader, metric.name, difference,
-                                              bound, metric.tolerance, reason))
-                break
+        if rule.evidence == "pairwise":
+            found = _against_round_leader(scores, rule, leader, name, questions, round_number, rule.primary)
+        else:
+            found = _against_running_leader(scores, retired or {}, rule, leader, name, questions, round_number)
+        for guard in rule.guards:
+            found = found or _against_round_leader(scores, rule, leader, name, questions, round_number, guard)
+        if found is not None:
+            eliminated.append(found)
     return leader, eliminated
+
+
+def _against_round_leader(scores: Scores, rule: EliminationRule, leader: str, name: str, questions: int,
+                          round_number: int, metric: MetricSpec) -> Elimination | None:
+    """The pairwise rule on one metric: the bound of ``name``'s regression against the round's
+    leader (every guard; the primary metric when ``rule.evidence`` is pairwise)."""
+    better, worse = _pairs(scores[leader][metric.name], scores[name][metric.name], metric.direction)
+    if not better.size:
+        return None
+    bound = difference_lower_bound(better, worse, rule.low, rule.high, rule.level, rule.test)
+    if not bound > metric.tolerance:
+        return None
+    difference = float(np.mean(better - worse))
+    kind = "guard " if metric.role == "guard" else ""
+    reason = (f"worse than {leader} on {kind}{metric.name} after {questions} questions: mean difference "
+              f"{difference:.4f}, lower bound {bound:.4f} > {metric.tolerance:g} "
+              f"(anytime-valid {rule.test}, level {rule.level:.2g})")
+    return Elimination(name, round_number, questions, leader, metric.name, difference, bound, metric.tolerance,
+                       reason)
+
+
+def _against_running_leader(scores: Scores, retired: Scores, rule: EliminationRule, leader: str, name: str,
+                            questions: int, round_number: int) -> Elimination | None:
+    """Bets on the running leader (:mod:`harness.racing.running_leader`) on the primary metric."""
+    metric = rule.primary
+    values = {other: scores[other][metric.name] for other in scores}
+    values |= {other: got[metric.name] for other, got in retired.items() if other not in scores and metric.name in got}
+    wealth = running_leader_log_wealth(name, values, metric.direction == "higher", rule.low, rule.high,
+                                       rule.configuration_level, rule.test)
+    reached = float(np.max(wealth, initial=0.0))
+    threshold = 1 / rule.configuration_level
+    if reached < math.log(threshold):
+        return None
+    better, worse = _pairs(scores[leader][metric.name], scores[name][metric.name], metric.direction)
+    difference = float(np.mean(better - worse)) if better.size else math.nan
+    e_value = math.exp(min(reached, 700.0))
+    reason = (f"worse than {leader} on {metric.name} after {questions} questions: mean difference {difference:.4f}, "
+              f"wealth {e_value:.4g} >= {threshold:.4g} betting on the running leader "
+              f"(anytime-valid {rule.test}, level {rule.configuration_level:.2g})")
+    return Elimination(name, round_number, questions, leader, metric.name, difference, math.nan, threshold,
+                       reason, e_value)
+
+
+def _present(value) -> bool:
+    return value is not None and not math.isnan(value)
 
 
 def _pairs(leader: Sequence, other: Sequence, direction: str) -> tuple[np.ndarray, np.ndarray]:
     """Paired values where both exist, oriented so that ``better - worse > 0`` favours the leader."""
-    kept = [(a, b) for a, b in zip(leader, other, strict=True)
-            if a is not None and b is not None and not (math.isnan(a) or math.isnan(b))]
+    kept = [(a, b) for a, b in zip(leader, other, strict=True) if _present(a) and _present(b)]
     a = np.array([p[0] for p in kept], dtype=float)
     b = np.array([p[1] for p in kept], dtype=float)
     return (a, b) if direction == "higher" else (b, a)

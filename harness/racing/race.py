@@ -39,6 +39,9 @@ class Race:
     rule: EliminationRule
     total_questions: int
     rounds: list[RoundRecord] = field(default_factory=list)
+    # Every configuration's values on the longest prefix it ran (the running leader's bets read
+    # those of configurations that left); rebuilt by replaying the rounds when a race resumes.
+    seen: dict = field(default_factory=dict, repr=False)
 
     @property
     def survivors(self) -> list[str]:
@@ -63,8 +66,11 @@ class Race:
                                   f"failed: {reason}") for name, reason in failed.items()]
         leader = ""
         if scores:
-            leader, found = eliminate(scores, self.rule, number)
+            retired = {name: got for name, got in self.seen.items() if name not in scores}
+            leader, found = eliminate(scores, self.rule, number, retired)
             eliminated.extend(found)
+            self.seen.update({name: {metric: list(values) for metric, values in got.items()}
+                              for name, got in scores.items()})
         record = RoundRecord(number, size, ran, leader, eliminated)
         self.rounds.append(record)
         return record
@@ -94,8 +100,9 @@ class Race:
     def to_dict(self) -> dict:
         return {
             "configurations": self.configurations, "sizes": self.sizes, "total_questions": self.total_questions,
-            "alpha": self.rule.alpha, "test": self.rule.test, "level": self.rule.level,
-            "comparisons": self.rule.comparisons, "champion": self.champion,
+            "alpha": self.rule.alpha, "test": self.rule.test, "evidence": self.rule.evidence,
+            "level": self.rule.level, "configuration_level": self.rule.configuration_level, "comparisons": self.rule.comparisons,
+            "rule": self.rule.describe(), "champion": self.champion,
             "evaluations": self.evaluations, "grid_evaluations": self.grid_evaluations,
             "rounds": [{"number": r.number, "questions": r.questions, "ran": r.ran, "leader": r.leader,
                         "eliminated": [e.to_dict() for e in r.eliminated]} for r in self.rounds],
@@ -125,7 +132,7 @@ def round_lines(record: dict) -> list[str]:
     lines = [f"Race: {len(record['configurations'])} configurations, {len(record['rounds'])} round(s), "
              f"{record['evaluations']} of {record['grid_evaluations']} question-evaluations "
              f"({record['evaluations'] / max(record['grid_evaluations'], 1):.0%} of the grid); "
-             f"alpha {record['alpha']} over {record['comparisons']} comparisons ({record['test']})"]
+             + record.get("rule", f"alpha {record['alpha']} over {record['comparisons']} comparisons ({record['test']})")]
     for r in record["rounds"]:
         gone = r["eliminated"]
         lines.append(f"  round {r['number']} ({r['questions']} questions, {len(r['ran'])} ran), "

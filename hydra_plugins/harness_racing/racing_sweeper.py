@@ -116,7 +116,7 @@ def _new_race(config: DictConfig, names: list[str], sizes: list[int], total: int
     low, high = (float(v) for v in settings.bounds)
     rule = EliminationRule(primary=stats.primary_for(tables), guards=tuple(stats.guards), alpha=settings.alpha,
                            test=str(settings.test), low=low, high=high, min_questions=settings.min_questions,
-                           configurations=len(names))
+                           configurations=len(names), evidence=str(settings.evidence))
     return Race(names, sizes, rule, total)
 
 

@@ -71,13 +71,14 @@ def check_race(folder: Path, sweep_dir: Path, stdout: str) -> None:
             q.id for q in first_questions(demo, count, seed=0).questions)
     # The console says who left, when and why; the leaderboard marks it.
     assert f"eliminated {LOSER}: worse than {WINNER} on key_facts/coverage_exact after 30 questions" in stdout
-    assert "lower bound" in stdout and "champion: " + WINNER in stdout
+    assert "betting on the running leader" in stdout and "champion: " + WINNER in stdout
     rows = {row["run"]: row for row in csv.DictReader((sweep_dir / "leaderboard.csv").open())}
     assert rows[LOSER]["race/eliminated_round"] == "1" and rows[LOSER]["race/questions"] == "30"
     record = json.loads((sweep_dir / "race.json").read_text())
     assert [r["questions"] for r in record["rounds"]] == [30] and record["sizes"] == [30, 60, 86]
     elimination = record["rounds"][0]["eliminated"][0]
-    assert elimination["name"] == LOSER and elimination["bound"] > 0 < elimination["mean_difference"]
+    assert elimination["name"] == LOSER and elimination["e_value"] >= elimination["threshold"] == 2 / 0.2
+    assert elimination["mean_difference"] > 0 and record["evidence"] == "leader"
 
 
 def test_race_drops_the_loser_early_and_logs_it(tmp_path):

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from harness.racing.confseq import (betting_lower, difference_lower_bound, empirical_bernstein_lower,
-                                    hoeffding_lower, running_lower_bound)
+from harness.racing.confseq import (betting_lower, difference_log_e_process, difference_lower_bound,
+                                    empirical_bernstein_lower, hoeffding_lower, log_e_process, running_lower_bound)
 
 
 def test_empirical_bernstein_first_two_steps_by_hand():
@@ -89,3 +89,50 @@ def test_betting_wealth_by_hand():
 def test_betting_is_tighter_than_empirical_bernstein_on_few_questions():
     x = np.random.default_rng(0).beta(5, 2, size=40)
     assert betting_lower(x, 0.05) > running_lower_bound(x, 0.05, "empirical_bernstein")
+
+
+def test_betting_e_process_is_the_hand_worked_wealth():
+    mu1 = (0.5 + 0.9) / 2
+    s1 = (0.25 + (0.9 - mu1) ** 2) / 2
+    lam2 = min((mu1 - 0.5) / (s1 + (mu1 - 0.5) ** 2), 1.0)
+    assert np.exp(log_e_process([0.9, 0.8], 0.5, 0.1, "betting")) == pytest.approx([1.0, 1 + lam2 * 0.3])
+
+
+@pytest.mark.parametrize("test", ["empirical_bernstein", "hoeffding"])
+def test_e_process_reaches_one_over_alpha_exactly_where_the_bound_passes_the_mean(test):
+    # The closed-form bound L_t is the m where the log wealth equals log(1/alpha): the two readings
+    # of the same gambler agree at every t, for nulls on either side of the bound.
+    x = np.random.default_rng(4).beta(4, 2, size=300)
+    bounds = {"empirical_bernstein": empirical_bernstein_lower, "hoeffding": hoeffding_lower}[test](x, 0.05)
+    for m in (0.3, 0.5, 0.6, 0.64):
+        wealth = log_e_process(x, m, 0.05, test)
+        assert np.array_equal(wealth >= np.log(20), bounds >= m)
+    assert (bounds >= 0.5).any() and not (bounds >= 0.64).all()
+
+
+def test_betting_e_process_agrees_with_the_betting_bound():
+    x = np.random.default_rng(5).beta(4, 2, size=200)
+    bound = betting_lower(x, 0.05)
+    assert log_e_process(x, bound, 0.05, "betting").max() >= np.log(20)
+    assert log_e_process(x, bound + 0.01, 0.05, "betting").max() < np.log(20)
+
+
+@pytest.mark.parametrize("test", ["betting", "empirical_bernstein", "hoeffding"])
+def test_e_process_is_valid_under_the_null(test):
+    # Ville: the wealth ever reaches 1/alpha in at most alpha of the streams whose mean is the null.
+    rng = np.random.default_rng(11)
+    alpha = 0.2
+    hits = sum(log_e_process(rng.binomial(1, 0.4, size=300).astype(float), 0.4, alpha, test).max() >= np.log(1 / alpha)
+               for _ in range(300))
+    assert hits / 300 <= alpha
+
+
+def test_difference_e_process_maps_the_range_and_threshold():
+    better, worse = np.full(50, 0.7), np.full(50, 0.2)
+    wealth = difference_log_e_process(better, worse, 0.0, 1.0, 0.0, 0.05, "betting")
+    assert wealth[-1] > np.log(1e4) and np.all(np.diff(wealth) >= 0)
+    # the same data in a range twice as wide, with the threshold doubled, is the same bet
+    assert difference_log_e_process(better * 2, worse * 2, 0.0, 2.0, 0.2, 0.05, "betting") == pytest.approx(
+        difference_log_e_process(better, worse, 0.0, 1.0, 0.1, 0.05, "betting"))
+    # a difference at the threshold earns nothing
+    assert difference_log_e_process(better, worse, 0.0, 1.0, 0.5, 0.05, "betting").max() <= 1e-12

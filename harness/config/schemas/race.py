@@ -19,6 +19,13 @@ class RaceTest(StrEnum):
     hoeffding = "hoeffding"
 
 
+class RaceEvidence(StrEnum):
+    """How the primary metric's evidence eliminates (harness/racing/elimination.py)."""
+
+    leader = "leader"
+    pairwise = "pairwise"
+
+
 @dataclass
 class RaceSchema:
     # Set by the racing sweeper for each round: run only the first N questions of the race order.
@@ -31,4 +38,5 @@ class RaceSchema:
     max_rounds: int = MISSING
     alpha: float = MISSING
     test: RaceTest = MISSING
+    evidence: RaceEvidence = MISSING
     bounds: List[float] = MISSING

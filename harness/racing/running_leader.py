@@ -1,0 +1,96 @@
+"""The evidence against one configuration, bet question by question on the running leader.
+
+A gambler starts with 1 and, before each question ``s`` of the race order, picks the rival that
+leads on the questions before ``s`` (the best mean of the primary metric among the configurations
+still running question ``s``, the tested one excluded) and stakes, with the bet that rival's pair
+would make (:func:`harness.racing.confseq.difference_log_e_process`), that it beats the tested
+configuration on ``s``. Every choice uses only earlier questions, and each pair's bet is fair or
+worse for the gambler when the tested configuration is truly a best one, so the wealth is then a
+nonnegative supermartingale from 1: by Ville's inequality it ever reaches ``1 / level`` with
+probability at most ``level``, although the race reads it after every round and the leader
+changes. Rivals that left the race stop being candidates from the question after their last one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from harness.racing.confseq import difference_log_e_process
+
+
+def running_leader_log_wealth(name: str, values: Mapping[str, Sequence[float | None]], higher_is_better: bool,
+                              low: float, high: float, level: float, test: str) -> np.ndarray:
+    """Log wealth after each question ``name`` ran, betting against the running leader.
+
+    Args:
+        name: the tested configuration.
+        values: every configuration that started the race -> its values in race order on the
+            questions it ran (a prefix; shorter for those that left; None or NaN: no value, no bet).
+        higher_is_better: the metric's direction.
+        low, high: the range of every value.
+        level: the level the empirical-Bernstein and Hoeffding bets are tuned for.
+        test: ``betting``, ``empirical_bernstein`` or ``hoeffding``.
+    """
+    names = list(values)
+    for other in names:
+        got = _floats(values[other])
+        outside = got[(got < low) | (got > high) | np.isinf(got)]
+        if outside.size:
+            raise ValueError(f"{other}: value {float(outside[0])!r} lies outside race.bounds [{low}, {high}]")
+    own = _floats(values[name])
+    n = len(own)
+    rivals = [r for r in names if r != name]
+    if not rivals or n == 0:
+        return np.zeros(n)
+    sign = 1.0 if higher_is_better else -1.0
+    table = np.full((len(rivals), n), np.nan)
+    running = np.zeros((len(rivals), n), dtype=bool)
+    for row, rival in enumerate(rivals):
+        mine = _floats(values[rival])[:n]
+        table[row, :len(mine)] = mine
+        running[row, :len(mine)] = True
+    leaders = _leaders(sign * table, running)
+    increments = np.zeros(n)
+    for row in np.unique(leaders[leaders >= 0]):
+        steps = _pair_steps(table[row], own, higher_is_better, low, high, level, test)
+        chosen = leaders == row
+        increments[chosen] = steps[chosen]
+    return np.cumsum(increments)
+
+
+def _leaders(signed: np.ndarray, running: np.ndarray) -> np.ndarray:
+    """Per question, the row of the rival with the best mean on the earlier questions among those
+    running it (the first of equals; one with no value yet ranks below any mean), or -1."""
+    present = ~np.isnan(signed)
+    sums = np.cumsum(np.where(present, signed, 0.0), axis=1)
+    counts = np.cumsum(present, axis=1)
+    # Means over the questions *before* each one: shift right by one.
+    sums = np.concatenate([np.zeros((signed.shape[0], 1)), sums[:, :-1]], axis=1)
+    counts = np.concatenate([np.zeros((signed.shape[0], 1)), counts[:, :-1]], axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(counts > 0, sums / np.maximum(counts, 1), -math.inf)
+    ranked = np.where(running, means, np.nan)
+    ranked = np.where(running & np.isinf(ranked), -1e300, ranked)  # running, no value yet
+    ranked = np.where(running, ranked, -math.inf)
+    leaders = np.argmax(ranked, axis=0)
+    return np.where(running.any(axis=0), leaders, -1)
+
+
+def _pair_steps(rival: np.ndarray, own: np.ndarray, higher_is_better: bool, low: float, high: float,
+                level: float, test: str) -> np.ndarray:
+    """Per question, the log factor of the pair's own bet that ``rival`` beats ``own`` (0 where
+    either has no value); the pair's bets use only the questions both have values for."""
+    both = ~np.isnan(rival) & ~np.isnan(own)
+    steps = np.zeros(len(own))
+    if both.any():
+        better, worse = (rival[both], own[both]) if higher_is_better else (own[both], rival[both])
+        wealth = difference_log_e_process(better, worse, low, high, 0.0, level, test)
+        steps[both] = np.diff(wealth, prepend=0.0)
+    return steps
+
+
+def _floats(values: Sequence[float | None]) -> np.ndarray:
+    return np.array([math.nan if v is None else float(v) for v in values], dtype=float)
