@@ -142,6 +142,7 @@ def test_demo_sweep_is_three_chunkers_by_three_retrievers(compose):
     ("metrics.retrieval.cutoffs=[1]", "cutoffs"),
     ("dataset.nmae=x", "nmae"),
     ("top_kk=3", "top_kk"),
+    ("race.evidence=pooled", "race.evidence"),
 ])
 def test_bad_overrides_fail_at_compose_time_naming_the_key(compose, override, key):
     with pytest.raises(ConfigCompositionException) as err:
