@@ -160,11 +160,17 @@ def _width(low: float, high: float) -> float:
 
 def _in_range(better, worse, low: float, high: float) -> tuple[np.ndarray, np.ndarray]:
     a, b = np.asarray(better, dtype=float), np.asarray(worse, dtype=float)
-    for name, values in (("better", a), ("worse", b)):
-        outside = values[(values < low) | (values > high) | ~np.isfinite(values)]
-        if outside.size:
-            raise ValueError(f"{name}: value {outside[0]!r} lies outside race.bounds [{low}, {high}]")
+    check_in_bounds("better", a, low, high)
+    check_in_bounds("worse", b, low, high)
     return a, b
+
+
+def check_in_bounds(name: str, values: np.ndarray, low: float, high: float, missing_ok: bool = False) -> None:
+    """Raises naming ``name`` when a value lies outside [low, high] or is not finite (NaN allowed
+    with ``missing_ok``: no value)."""
+    bad = (values < low) | (values > high) | (np.isinf(values) if missing_ok else ~np.isfinite(values))
+    if bad.any():
+        raise ValueError(f"{name}: value {float(values[bad][0])!r} lies outside race.bounds [{low}, {high}]")
 
 
 def log_e_process(values, null_mean: float, alpha: float, test: str) -> np.ndarray:

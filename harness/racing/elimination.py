@@ -159,8 +159,8 @@ def eliminate(scores: Scores, rule: EliminationRule, round_number: int,
             race order (equal lengths; None where a question has no value, such pairs are skipped).
         rule: the elimination rule.
         round_number: 1-based, recorded in each elimination.
-        retired: the configurations that left in earlier rounds, with their values on the
-            questions they ran (the running leader may have been one of them).
+        retired: the configurations that left in earlier rounds (none of ``scores``), with their
+            values on the questions they ran (the running leader may have been one of them).
 
     Raises:
         ValueError: a metric is missing, lengths differ, or a value lies outside the bounds.
@@ -216,7 +216,7 @@ def _against_running_leader(scores: Scores, retired: Scores, rule: EliminationRu
     """Bets on the running leader (:mod:`harness.racing.running_leader`) on the primary metric."""
     metric = rule.primary
     values = {other: scores[other][metric.name] for other in scores}
-    values |= {other: got[metric.name] for other, got in retired.items() if other not in scores and metric.name in got}
+    values |= {other: got[metric.name] for other, got in retired.items() if metric.name in got}
     wealth = running_leader_log_wealth(name, values, metric.direction == "higher", rule.low, rule.high,
                                        rule.configuration_level, rule.test)
     reached = float(np.max(wealth, initial=0.0))

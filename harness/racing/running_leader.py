@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from harness.racing.confseq import difference_log_e_process
+from harness.racing.confseq import check_in_bounds, difference_log_e_process
 
 
 def running_leader_log_wealth(name: str, values: Mapping[str, Sequence[float | None]], higher_is_better: bool,
@@ -34,22 +34,19 @@ def running_leader_log_wealth(name: str, values: Mapping[str, Sequence[float | N
         level: the level the empirical-Bernstein and Hoeffding bets are tuned for.
         test: ``betting``, ``empirical_bernstein`` or ``hoeffding``.
     """
-    names = list(values)
-    for other in names:
-        got = _floats(values[other])
-        outside = got[(got < low) | (got > high) | np.isinf(got)]
-        if outside.size:
-            raise ValueError(f"{other}: value {float(outside[0])!r} lies outside race.bounds [{low}, {high}]")
-    own = _floats(values[name])
+    floats = {other: _floats(got) for other, got in values.items()}
+    for other, got in floats.items():
+        check_in_bounds(other, got, low, high, missing_ok=True)
+    own = floats[name]
     n = len(own)
-    rivals = [r for r in names if r != name]
+    rivals = [r for r in floats if r != name]
     if not rivals or n == 0:
         return np.zeros(n)
     sign = 1.0 if higher_is_better else -1.0
     table = np.full((len(rivals), n), np.nan)
     running = np.zeros((len(rivals), n), dtype=bool)
     for row, rival in enumerate(rivals):
-        mine = _floats(values[rival])[:n]
+        mine = floats[rival][:n]
         table[row, :len(mine)] = mine
         running[row, :len(mine)] = True
     leaders = _leaders(sign * table, running)
@@ -70,12 +67,8 @@ def _leaders(signed: np.ndarray, running: np.ndarray) -> np.ndarray:
     # Means over the questions *before* each one: shift right by one.
     sums = np.concatenate([np.zeros((signed.shape[0], 1)), sums[:, :-1]], axis=1)
     counts = np.concatenate([np.zeros((signed.shape[0], 1)), counts[:, :-1]], axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(counts > 0, sums / np.maximum(counts, 1), -math.inf)
-    ranked = np.where(running, means, np.nan)
-    ranked = np.where(running & np.isinf(ranked), -1e300, ranked)  # running, no value yet
-    ranked = np.where(running, ranked, -math.inf)
-    leaders = np.argmax(ranked, axis=0)
+    means = np.where(counts > 0, sums / np.maximum(counts, 1), -1e300)  # no value yet: below any mean
+    leaders = np.argmax(np.where(running, means, -math.inf), axis=0)
     return np.where(running.any(axis=0), leaders, -1)
 
 
