@@ -4,17 +4,30 @@ MLflow creates (or upgrades) a SQLite store's tables on first use; two processes
 fail with ``table logged_models already exists``. The first use therefore happens under a file lock
 beside the database (``mlflow.db.lock``); other stores are opened as they are.
 
+A new SQLite store is a copy of an empty one: MLflow builds its tables by running every schema
+migration it ships (about 1.5 s of CPU per store: ``benchmarks/new_store.py``), the same result
+each time for one MLflow version. That empty store is built by MLflow once per machine and MLflow version and kept as
+a checksummed entry of the machine's cache (``$HARNESS_MODEL_CACHE``, see :mod:`harness.gguf_cache`;
+``off`` lets MLflow build every store, as does a cache that cannot be written). An entry that does
+not verify is rebuilt, never copied.
+MLflow then opens the copy as any store of its current schema and adds its Default experiment.
+
 A tracking server (``http://...``) is probed before a run or sweep starts: unreachable, MLflow's own
 retries would spend minutes per request before failing.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import shutil
+import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from filelock import FileLock
+
+log = logging.getLogger(__name__)
 
 _SQLITE = "sqlite:///"
 
@@ -40,6 +53,8 @@ def open_client(tracking_uri: str):
         return MlflowClient(tracking_uri=tracking_uri)
     database.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(f"{database}.lock"):
+        if not database.exists():
+            _copy_empty_store(database)
         client = MlflowClient(tracking_uri=tracking_uri)
         client.search_experiments(max_results=1)  # creates or upgrades the tables
     _SQLITE_READY.add(opened)
@@ -48,6 +63,47 @@ def open_client(tracking_uri: str):
 
 # SQLite databases whose tables this process has created or checked: opening them again needs no lock.
 _SQLITE_READY: set[str] = set()
+
+EMPTY_STORE = "mlflow-empty-sqlite-store"
+
+
+def _copy_empty_store(database: Path) -> None:
+    """Writes an empty store of MLflow's current schema at ``database`` (absent), from the machine
+    cache; without one (``$HARNESS_MODEL_CACHE=off``, or a cache that cannot be written) nothing is
+    written and MLflow builds the store itself."""
+    import mlflow
+
+    from harness.cache import Codec, DiskCache, content_key
+    from harness.gguf_cache import cache_root
+
+    root = cache_root()
+    if root is None:
+        return
+    codec = Codec(lambda built, folder: shutil.copyfile(built, folder / "mlflow.db"), lambda folder: folder / "mlflow.db")
+    partial = database.with_name(f".{database.name}.partial")
+    try:
+        with tempfile.TemporaryDirectory(prefix="harness-empty-store-") as scratch:
+            entry = DiskCache(root).get_or_build(EMPTY_STORE, content_key(mlflow.__version__),
+                                                 lambda: _empty_store(Path(scratch) / "mlflow.db"), codec)
+            shutil.copyfile(entry, partial)
+        os.replace(partial, database)  # a killed copy never leaves a half store where MLflow looks
+    except (OSError, ImportError) as err:  # ImportError: a later MLflow without the function used below
+        partial.unlink(missing_ok=True)
+        log.warning("MLflow builds the new store %s itself: no empty store from the cache %s (%s: %s)",
+                    database, root, type(err).__name__, err)
+
+
+def _empty_store(path: Path) -> Path:
+    """An SQLite store with MLflow's tables, migrated by MLflow itself, and nothing else in it."""
+    import sqlalchemy
+    from mlflow.store.db.utils import _initialize_tables
+
+    engine = sqlalchemy.create_engine(f"sqlite:///{path}")
+    try:
+        _initialize_tables(engine)
+    finally:
+        engine.dispose()
+    return path
 
 
 def is_server(tracking_uri: str) -> bool:
