@@ -39,8 +39,9 @@ run: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/mkdocs build --strict
 
-# Test processes on every core, at most 4 (each loads its own models, with one torch thread: see
-# tests/conftest.py); an idle worker takes tests queued for a busy one; the docs build first.
+# Test processes: one more than the cores, at most 4 (each loads its own models, with one torch
+# thread; why one more: tests/conftest.py); an idle worker takes tests queued for a busy one; the
+# docs build first.
 test: docs
 	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist worksteal --durations=25
 
