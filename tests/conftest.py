@@ -31,9 +31,12 @@ def pytest_xdist_auto_num_workers(config) -> int:
     caps it at 4). A worker spends about a quarter of its time waiting (on the services and CLI
     processes it starts, on files, on sleeps in the outage tests). Measured on 2 cores, 27 Nov
     2026, the whole suite with ``--durations=0``: 2 workers kept the cores busy 151% of the time
-    (2,451 CPU s in 1,618 s), 3 workers 174% (2,377 CPU s in 1,365 s). The Ray tests slow down
-    most under the extra load (the Ray Data one from 92 to 323 s) but the suite ends sooner."""
-    return len(os.sched_getaffinity(0)) + 1
+    (2,451 CPU s in 1,618 s, beside about 5 minutes of other work on the machine), 3 workers 174%
+    (2,377 CPU s in 1,365 s); ``make test`` then took 21.0-22.5 min against 23.1-23.6 min with
+    2 workers on a quiet machine earlier that day. The Ray tests slow down most under the extra
+    load (the Ray Data one from 40-92 s to 316-323 s), but the suite ends sooner."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return cores + 1
 
 
 TINY = PROJECT_ROOT / "tests" / "data" / "tiny"

@@ -6,11 +6,11 @@ beside the database (``mlflow.db.lock``); other stores are opened as they are.
 
 A new SQLite store is a copy of an empty one: MLflow builds its tables by running every schema
 migration it ships (about 1.5 s of CPU per store: ``benchmarks/new_store.py``), the same result
-each time for one MLflow version. That empty store is built by MLflow once per machine and MLflow version and kept as
-a checksummed entry of the machine's cache (``$HARNESS_MODEL_CACHE``, see :mod:`harness.gguf_cache`;
-``off`` lets MLflow build every store, as does a cache that cannot be written). An entry that does
-not verify is rebuilt, never copied.
-MLflow then opens the copy as any store of its current schema and adds its Default experiment.
+each time for one MLflow version. The empty store is built by MLflow once per machine and MLflow
+version and kept as a checksummed entry of the machine's cache (``$HARNESS_MODEL_CACHE``, see
+:mod:`harness.gguf_cache`; ``off``, or a cache that cannot be written, lets MLflow build every
+store). An entry that does not verify is rebuilt, never copied. MLflow then opens the copy as any
+store of its current schema and adds its Default experiment.
 
 A tracking server (``http://...``) is probed before a run or sweep starts: unreachable, MLflow's own
 retries would spend minutes per request before failing.
