@@ -12,8 +12,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from harness.metaeval.labels import FeedbackLabels
 from harness.results.table import FILE_NAME
-from harness.tracking import mlflow_runs
+from harness.tracking import mlflow_labels, mlflow_runs
 from harness.tracking.mlflow_runs import PARENT_TAG
 from harness.tracking.base import ReportRun, RunRef, Tracker
 from harness.tracking.interruption import KILLED_BY_TAG
@@ -232,6 +233,12 @@ class MLflowTracker(Tracker):
     def set_tags(self, run_id: str, tags: dict[str, str]) -> None:
         for key, value in tags.items():
             self._retrying(lambda: self._client.set_tag(run_id, key, value), f"tagging {key}")
+
+    def human_feedback(self, run: RunRef, names: list[str]) -> FeedbackLabels:
+        return mlflow_labels.human_feedback(self._client, run, names)
+
+    def tag_traces(self, run: RunRef, question_ids: list[str], tag: str, value: str) -> int:
+        return mlflow_labels.tag_traces(self._client, run, question_ids, tag, value)
 
     def where(self) -> str | None:
         if not self.ui_hint:
