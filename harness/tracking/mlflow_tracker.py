@@ -19,6 +19,7 @@ from harness.tracking.mlflow_runs import PARENT_TAG
 from harness.tracking.base import ReportRun, RunRef, Tracker
 from harness.tracking.interruption import KILLED_BY_TAG
 from harness.tracking.leaderboard import Leaderboard
+from harness.tracking.mlflow_eval_dataset import link_eval_dataset
 from harness.tracking.mlflow_inputs import dataset_input, log_dataset_input
 from harness.tracking.naming import metric_name
 from harness.tracking.outcome import JobInfo, JobOutcome
@@ -142,6 +143,7 @@ class MLflowTracker(Tracker):
                 for name in [FILE_NAME, *sorted(result.artifacts)]:
                     client.log_artifact(run_id, str(outcome.output_dir / name))
                 self._log_table(run_id, result.rows)
+                link_eval_dataset(client, self.tracking_uri, run_id, self._experiment(), result)
             if outcome.error:
                 client.log_text(run_id, outcome.error, "traceback.txt")
                 client.set_tag(run_id, "harness.error", (outcome.message or "")[:5000])
