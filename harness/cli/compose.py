@@ -95,8 +95,8 @@ def labels_source(spec: str, tables: list, store):
         raise ValueError(f"--labels {spec}: name the feedback to read, e.g. --labels {PREFIX}quality")
     table = tables[-1]
     if table.run_id is None:
-        raise ValueError(f"--labels {spec} reads people's feedback on a run's traces in MLflow, but {table.name} is "
-                         f"a run folder ({table.path}); give the run's id or name")
+        raise ValueError(f"--labels {spec} reads people's feedback on a run's traces in MLflow, but the run was read "
+                         f"from a folder ({table.path}); give the run's id or name in MLflow")
     return store.human_feedback(RunRef(run_id=table.run_id, name=table.name, experiment_id=table.experiment_id),
                                 names)
 
