@@ -136,21 +136,28 @@ class MlflowJudge(Judge):
             return f"cannot connect to {redact_text(self.base_url)}: {type(err).__name__}: {err}"
         return None
 
-    @contextmanager
-    def _environment(self, key: str) -> Iterator[None]:
-        values = dict(OFFLINE, **{TIMEOUT: str(max(1, math.ceil(self.timeout)))})
+    def _environment(self, key: str):
+        values = {TIMEOUT: str(max(1, math.ceil(self.timeout)))}
         if key:
             values[self.names["key_env"]] = key
         if self.base_url:
             values[self.names["base_url_var"]] = self.base_url
-        with _ENVIRONMENT:
-            saved = {name: os.environ.get(name) for name in values}
-            os.environ.update(values)
-            try:
-                yield
-            finally:
-                for name, value in saved.items():
-                    if value is None:
-                        os.environ.pop(name, None)
-                    else:
-                        os.environ[name] = value
+        return offline(values)
+
+
+@contextmanager
+def offline(values: dict[str, str] | None = None) -> Iterator[None]:
+    """MLflow's catalog download and telemetry off, and ``values`` exported, while the block runs;
+    the environment as it was afterwards."""
+    values = {**OFFLINE, **(values or {})}
+    with _ENVIRONMENT:
+        saved = {name: os.environ.get(name) for name in values}
+        os.environ.update(values)
+        try:
+            yield
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value

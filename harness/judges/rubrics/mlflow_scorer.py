@@ -32,11 +32,12 @@ from typing import Any, Literal
 
 from harness.judges.base import Judge
 from harness.judges.items import JudgeItem
+from harness.judges.mlflow_judge import SCORERS, offline
 from harness.judges.judgement import Judgement
 from harness.judges.rubrics.base import Rubric, plain
 from harness.judges.rubrics.parsing import ParseError
 
-SCORERS = "scorers"  # what this rubric asks of its judge (harness.judges.mlflow_judge.MlflowJudge answers it)
+
 MAKE_JUDGE = "make_judge"
 # MLflow's argument name -> the item field it is made of (None: always given).
 NEEDS = {"inputs": "question", "request": "question", "outputs": "answer", "response": "answer",
@@ -168,7 +169,8 @@ def _resolve(name: str, options: dict[str, Any], column: str, values: dict[str, 
     else:
         raise ValueError(f"{where} is not a scorer class, make_judge or a judge function")
     try:
-        fields = {field.name for field in build(None).get_input_fields()}
+        with offline():  # building one records a usage event
+            fields = {field.name for field in build(None).get_input_fields()}
     except Exception as err:
         raise ValueError(f"{where}: {type(err).__name__}: {err}") from None
     unsupported = fields - set(NEEDS)
