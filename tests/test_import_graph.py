@@ -1,7 +1,9 @@
 """The package imports in one direction only: no folder imports from a folder that (directly or
 through others) imports it back, no module imports a module of its own folder that imports it back,
 nothing imports up into the command line (``harness.cli`` and the entry points that wrap it), the
-configuration layer imports no other part of the package, and only the tracking layer imports MLflow.
+configuration layer imports no other part of the package, and MLflow is imported only by the tracking
+layer and by the adapters named for it (a module file whose name starts with ``mlflow_``, such as
+the MLflow judge and the harness's metrics as MLflow scorers): the pipeline itself never imports it.
 
 Imports inside functions and under ``TYPE_CHECKING`` count: deferring an import hides a loop, it
 does not remove it.
@@ -135,6 +137,14 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def write_package(root: Path, files: dict[str, str]) -> Path:
+    """A package ``harness`` under ``root`` holding ``files`` (path -> text)."""
+    for name, text in files.items():
+        (root / "harness" / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / "harness" / name).write_text(text)
+    return root / "harness"
+
+
 def test_cycle_finder_sees_a_loop():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
@@ -163,17 +173,33 @@ def test_the_checks_see_the_loops_and_upward_imports_they_guard_against(tmp_path
              "config/__init__.py": "", "config/resolvers.py": "def f():\n    from harness.subcommands import NAMES\n",
              "metaeval/__init__.py": "", "metaeval/chart.py": "from harness.metaeval.report import Report\n",
              "metaeval/report.py": "def f():\n    from harness.metaeval import chart\n"}
-    for name, text in files.items():
-        (tmp_path / "harness" / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / "harness" / name).write_text(text)
-    package = tmp_path / "harness"
+    package = write_package(tmp_path, files)
     assert loops_within_folders(package) == [["harness.metaeval.chart", "harness.metaeval.report"]]
     assert upward_imports(package) == ["harness -> harness.cli", "harness -> harness.cli.api",
                                        "harness.config.resolvers -> harness.subcommands"]
 
 
-def test_only_tracking_imports_mlflow():
-    offenders = [str(path.relative_to(PACKAGE.parent)) for module, path in _modules().items()
-                 if not module.startswith("harness.tracking")
-                 and any(name == "mlflow" or name.startswith("mlflow.") for name in _imports(path))]
-    assert not offenders, f"MLflow imported outside harness/tracking/: {offenders}"
+def mlflow_importers_outside_the_seam(package: Path = PACKAGE) -> list[str]:
+    """Modules that import MLflow but are neither in ``harness.tracking`` nor named for it (``mlflow_*.py``)."""
+    return [str(path.relative_to(package.parent)) for module, path in _modules(package).items()
+            if not (module == f"{package.name}.tracking" or module.startswith(f"{package.name}.tracking."))
+            and not path.name.startswith("mlflow_")
+            and any(name == "mlflow" or name.startswith("mlflow.") for name in _imports(path))]
+
+
+def test_only_tracking_and_modules_named_for_mlflow_import_it():
+    offenders = mlflow_importers_outside_the_seam()
+    assert not offenders, f"MLflow imported outside harness/tracking/ and the mlflow_*.py adapters: {offenders}"
+
+
+def test_the_mlflow_check_catches_an_offender(tmp_path):
+    """A pipeline module importing MLflow (even inside a function) is caught; the tracking layer and an
+    adapter named for MLflow are not."""
+    files = {"__init__.py": "", "stages/__init__.py": "",
+             "stages/pipeline.py": "def run():\n    import mlflow.genai\n",
+             "stages/judging.py": "from mlflow.entities import Feedback\n",
+             "tracking/__init__.py": "", "tracking/writer.py": "import mlflow\n",
+             "judges/__init__.py": "", "judges/mlflow_judge.py": "from mlflow.genai import judges\n",
+             "judges/mlflow.py": "import mlflow\n"}
+    assert sorted(mlflow_importers_outside_the_seam(write_package(tmp_path, files))) == [
+        "harness/judges/mlflow.py", "harness/stages/judging.py", "harness/stages/pipeline.py"]

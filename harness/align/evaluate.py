@@ -13,18 +13,19 @@ from harness.align.settings import AlignSettings
 from harness.human.table import RunTable
 from harness.metaeval.ceiling import ceilings
 from harness.metaeval.correlation import STATISTICS, bootstrap_estimate
-from harness.metaeval.labels import read_labels
+from harness.metaeval.labels import FeedbackLabels, read_labels
 from harness.metaeval.pairwise import require_same_questions
 from harness.metaeval.settings import MetaEvalSettings, Scale
 
 
-def align(runs: list[RunTable], labels_path: Path, settings: MetaEvalSettings, align_settings: AlignSettings,
+def align(runs: list[RunTable], labels_path: Path | FeedbackLabels, settings: MetaEvalSettings, align_settings: AlignSettings,
           scale: Scale | None = None, dimension: str | None = None) -> AlignReport:
     """Fits the combination and measures it and every single column, held-out and in-sample.
 
     Args:
         runs: ``[run]`` (absolute ratings) or ``[run_a, run_b]`` (pairwise preferences, B over A).
-        labels_path: the labels JSONL (the format of ``harness meta-eval``).
+        labels_path: the labels JSONL (the format of ``harness meta-eval``), or people's feedback read
+            from a tracker.
         settings: the ``meta_eval`` group (bootstrap, scales, min_pairs).
         align_settings: ``meta_eval.align`` (folds, penalties, coverage, exclusions).
         scale: overrides the configured label scale (``--scale``).
@@ -41,7 +42,7 @@ def align(runs: list[RunTable], labels_path: Path, settings: MetaEvalSettings, a
                          " and ".join(f"{r.name} ({r.path})" for r in runs))
     dimension = dimension or labels.dimensions[0]
     if dimension not in labels.dimensions:
-        raise ValueError(f"--dimension {dimension!r} is not in {labels_path} (dimensions: {labels.dimensions})")
+        raise ValueError(f"--dimension {dimension!r} is not in {labels.path} (dimensions: {labels.dimensions})")
     design = build_design(labels, dimension, runs, align_settings.exclude, align_settings.min_coverage)
     if len(design.y) < settings.min_pairs:
         raise ValueError(f"{len(design.y)} labelled rows; meta_eval.min_pairs is {settings.min_pairs}")

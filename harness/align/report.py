@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import math
 from dataclasses import dataclass
@@ -91,7 +90,7 @@ class AlignReport:
     def metric_config(self, name: str) -> str:
         """The fitted combination as an option of ``metrics/aligned``: later runs load it with
         ``--config-dir DIR +metrics/aligned=<name>`` and get the per-question column ``aligned/<name>``."""
-        digest = hashlib.sha256(Path(self.labels.path).read_bytes()).hexdigest()
+        digest = self.labels.sha256
         held = {s: _round(self.figure(ALIGNED, HELD_OUT, s)) for s in STATISTICS}
         inside = {s: _round(self.figure(ALIGNED, IN_SAMPLE, s)) for s in STATISTICS}
         body = {"weights": self.combination.weights, "intercept": self.combination.intercept,

@@ -3,7 +3,8 @@
     harness align RUN --labels LABELS.jsonl [--name NAME] [--out-dir DIR] [--no-tracking]       # absolute
     harness align RUN_A RUN_B --labels PREFS.jsonl --pairwise [--scale -2 2] [...]              # pairwise
 
-RUN and the labels are those of ``harness meta-eval``. A ridge regression from the run's numeric
+RUN and the labels are those of ``harness meta-eval`` (a labels file, or ``--labels mlflow:NAME``: the
+feedback NAME people gave on the run's traces in MLflow). A ridge regression from the run's numeric
 per-question columns to the labels is chosen by nested cross-validation grouped by question;
 Pearson, Spearman and Kendall (bootstrap CIs) of the combination and of every single column are
 printed on the held-out folds and in-sample, beside the annotator ceiling. The combination is
@@ -34,8 +35,8 @@ from pathlib import Path
 from hydra.errors import HydraException
 from hydra.utils import instantiate
 
-from harness.cli.compose import (add_tracking_argument, compose, log_or_keep, parse_with_overrides,
-                                  run_table, tracker)
+from harness.cli.compose import (LABELS_HELP, add_tracking_argument, compose, labels_source, log_or_keep,
+                                  parse_with_overrides, run_table, tracker)
 from harness.data.records import DatasetError
 
 FALLBACK_DIR = "align_report"
@@ -47,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="harness align", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", help="one run (absolute ratings) or two, A then B (--pairwise)")
-    parser.add_argument("--labels", type=Path, required=True, help="human labels (JSONL, as for meta-eval)")
+    parser.add_argument("--labels", required=True, help=LABELS_HELP)
     parser.add_argument("--pairwise", action="store_true", help="the labels prefer run B's answer over run A's")
     parser.add_argument("--scale", type=float, nargs=2, metavar=("LOW", "HIGH"), help="the labels' scale")
     parser.add_argument("--dimension", help="the labels' dimension to fit (default: the first)")
@@ -86,9 +87,10 @@ def main(argv: list[str]) -> int:
         with tempfile.TemporaryDirectory() as tmp:
             tables = [run_table(ref, store, Path(tmp) / str(i)) for i, ref in enumerate(args.runs)]
             if args.few_shot is not None:
-                report, config = _few_shot(args, cfg, tables, settings, align_settings, scale)
+                report, config = _few_shot(args, cfg, tables, settings, align_settings, scale, store)
             else:
-                report = align(tables, args.labels, settings, align_settings, scale, args.dimension)
+                report = align(tables, labels_source(args.labels, tables, store), settings, align_settings, scale,
+                               args.dimension)
                 print(report.text(), end="")
                 config = args.out or args.config_dir / "metrics" / "aligned" / f"{args.name}.yaml"
                 config.parent.mkdir(parents=True, exist_ok=True)
@@ -109,7 +111,7 @@ def main(argv: list[str]) -> int:
         return 2
 
 
-def _few_shot(args, cfg, tables, settings, align_settings, scale):
+def _few_shot(args, cfg, tables, settings, align_settings, scale, store):
     """``--few-shot K``: the report, and the written rubric config's path."""
     from omegaconf import OmegaConf
 
@@ -118,7 +120,8 @@ def _few_shot(args, cfg, tables, settings, align_settings, scale):
 
     if len(tables) != 1:
         raise ValueError("--few-shot aligns a rubric on absolute labels of one run")
-    labels = read_labels(args.labels, tables[0].by_id.keys(), scale or settings.absolute_scale, tables[0].name)
+    labels = read_labels(labels_source(args.labels, tables, store), tables[0].by_id.keys(),
+                         scale or settings.absolute_scale, tables[0].name)
     dimension = args.dimension or labels.dimensions[0]
     rubric = next(iter(cfg.rubrics))
     name = args.name if args.name != "judge" else f"{rubric}_few_shot"

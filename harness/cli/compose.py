@@ -77,6 +77,30 @@ def run_table(ref: str, tracker, folder: Path):
     return read_run_table(path, name=run.name, run_id=run.run_id, experiment_id=run.experiment_id)
 
 
+LABELS_HELP = ("human labels: a JSONL file, or mlflow:NAME[,NAME...] for the feedback named NAME that people gave "
+               "on the run's traces in MLflow (on run B's for two runs)")
+
+
+def labels_source(spec: str, tables: list, store):
+    """What ``--labels`` names: a labels file, or (``mlflow:NAME[,NAME...]``) people's feedback of
+    those names on the last run's traces, read through ``store``
+    (:class:`~harness.metaeval.labels.FeedbackLabels`)."""
+    from harness.tracking.base import RunRef
+    from harness.tracking.mlflow_labels import PREFIX
+
+    if not spec.startswith(PREFIX) or Path(spec).is_file():
+        return Path(spec)
+    names = [name.strip() for name in spec[len(PREFIX):].split(",")]
+    if not all(names):
+        raise ValueError(f"--labels {spec}: name the feedback to read, e.g. --labels {PREFIX}quality")
+    table = tables[-1]
+    if table.run_id is None:
+        raise ValueError(f"--labels {spec} reads people's feedback on a run's traces in MLflow, but the run was read "
+                         f"from a folder ({table.path}); give the run's id or name in MLflow")
+    return store.human_feedback(RunRef(run_id=table.run_id, name=table.name, experiment_id=table.experiment_id),
+                                names)
+
+
 def log_or_keep(command: str, store, log: Callable[[], Any], report, out_dir: Path | None, fallback: str) -> int:
     """Runs ``log()`` (which logs ``report`` through ``store``) and says where the run went; if
     tracking fails, the computed report is kept on disk (``out_dir``, else ``fallback``): status 1."""

@@ -1,11 +1,14 @@
 """``harness meta-eval``: how far each metric and judge column of a run agrees with people.
 
     harness meta-eval RUN --labels LABELS.jsonl [--out-dir DIR] [--no-tracking]     # absolute ratings
+    harness meta-eval RUN --labels mlflow:quality [...]      # people's feedback "quality" on RUN's traces
     harness meta-eval RUN_A RUN_B --labels PREFS.jsonl [--scale -2 2] [...]         # pairwise: B over A
 
 RUN is an MLflow run id or run name, or a run folder holding per_question.jsonl. A labels line
 is ``{"question_id": "q1", "annotator": "a1", "<dimension>": <number>, ...}``: with one run, a
-rating of its answer; with two, how much better B's answer is than A's. Prints, per dimension,
+rating of its answer; with two, how much better B's answer is than A's. ``--labels mlflow:NAME``
+reads instead the feedback named NAME that people gave on the run's traces in MLflow (run B's
+for two runs), one label per person (the feedback source) and question, checked as a file is. Prints, per dimension,
 every numeric per-question column sorted by agreement (Pearson, Spearman, Kendall with bootstrap
 CIs for ratings; Pearson and Spearman x 100 and sign agreement for preferences), the
 inter-annotator ceiling, and logs ``meta_eval.csv`` and a chart to MLflow as a run tagged
@@ -26,8 +29,8 @@ from pathlib import Path
 from hydra.errors import HydraException
 from hydra.utils import instantiate
 
-from harness.cli.compose import (add_tracking_argument, compose, log_or_keep, parse_with_overrides,
-                                  run_table, tracker)
+from harness.cli.compose import (LABELS_HELP, add_tracking_argument, compose, labels_source, log_or_keep,
+                                  parse_with_overrides, run_table, tracker)
 from harness.data.records import DatasetError
 
 FALLBACK_DIR = "meta_eval_report"  # where the files go when MLflow logging fails and no --out-dir was given
@@ -38,7 +41,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="harness meta-eval", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", help="one run (absolute ratings) or two, A then B (pairwise)")
-    parser.add_argument("--labels", type=Path, required=True, help="human labels (JSONL)")
+    parser.add_argument("--labels", required=True, help=LABELS_HELP)
     parser.add_argument("--scale", type=float, nargs=2, metavar=("LOW", "HIGH"),
                         help="the labels' scale (default: meta_eval.absolute_scale or meta_eval.pairwise_scale)")
     parser.add_argument("--out-dir", type=Path, help="also keep the report files in this folder")
@@ -57,7 +60,7 @@ def main(argv: list[str]) -> int:
         scale = Scale.of(args.scale, "--scale") if args.scale else None
         with tempfile.TemporaryDirectory() as tmp:
             tables = [run_table(ref, store, Path(tmp) / str(i)) for i, ref in enumerate(args.runs)]
-            report = meta_evaluate(tables, args.labels, settings, scale)
+            report = meta_evaluate(tables, labels_source(args.labels, tables, store), settings, scale)
             print(report.text(), end="")
             if args.no_tracking:
                 if args.out_dir:

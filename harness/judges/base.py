@@ -54,9 +54,13 @@ class Judge(ABC):
         selfcheck: the self-check run before the first real item (:mod:`harness.judges.selfcheck`).
         max_failed_fraction: the job fails when more than this share of the judge's calls failed
             (``harness.failures``).
+        answers: what the judge answers: ``prompts`` (a rubric's own, through the primitives
+            above) or ``scorers`` (MLflow's judges, :mod:`harness.judges.mlflow_judge`); a rubric
+            asks for one of them (``Rubric.asks``).
     """
 
     enabled = True
+    answers: frozenset[str] = frozenset({"prompts"})
     reads_distributions = False
     reads_likelihoods = False
     samples: int = 1

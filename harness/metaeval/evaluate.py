@@ -7,19 +7,19 @@ from pathlib import Path
 from harness.human.table import RunTable
 from harness.metaeval.absolute import absolute_agreement
 from harness.metaeval.ceiling import ceilings
-from harness.metaeval.labels import read_labels
+from harness.metaeval.labels import FeedbackLabels, read_labels
 from harness.metaeval.pairwise import pairwise_agreement, require_same_questions
 from harness.metaeval.report import ABSOLUTE, PAIRWISE, MetaEvalReport
 from harness.metaeval.settings import MetaEvalSettings, Scale
 
 
-def meta_evaluate(runs: list[RunTable], labels_path: Path, settings: MetaEvalSettings,
+def meta_evaluate(runs: list[RunTable], labels_path: Path | FeedbackLabels, settings: MetaEvalSettings,
                   scale: Scale | None = None) -> MetaEvalReport:
     """Absolute ratings for one run, pairwise preferences (B over A) for two.
 
     Args:
         runs: ``[run]`` or ``[run_a, run_b]``; two runs must hold the same question ids.
-        labels_path: the labels JSONL file.
+        labels_path: the labels JSONL file, or people's feedback read from a tracker.
         settings: the ``meta_eval`` config group.
         scale: overrides the configured scale of this label format (``--scale``).
     """

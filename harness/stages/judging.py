@@ -50,6 +50,10 @@ class Judging:
         self.tally = FailureTally("judge", self.judge.max_failed_fraction)
         owners: dict[str, str] = {}
         for name, rubric in self.rubrics.items():
+            if self.judge.enabled and rubric.asks not in self.judge.answers:
+                raise ValueError(f"rubric {name} needs a judge that answers {rubric.asks}; judge "
+                                 f"{self.judge.describe()} answers {', '.join(sorted(self.judge.answers))} "
+                                 f"(choose rubrics for it with rubric=[...])")
             for target in rubric.applies_to:
                 for column in rubric.columns(target):
                     if column in owners:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.metaeval.labels import FeedbackLabels
 from harness.tracking.leaderboard import Leaderboard
 from harness.tracking.outcome import JobInfo, JobOutcome
 
@@ -138,6 +139,16 @@ class Tracker:
 
     def set_tags(self, run_id: str, tags: dict[str, str]) -> None:
         """Adds tags to a recorded run."""
+
+    def human_feedback(self, run: RunRef, names: list[str]) -> FeedbackLabels:
+        """People's feedback named ``names`` on the run's question traces (``--labels mlflow:NAME``);
+        LookupError where the store holds none."""
+        raise LookupError(f"{self.describe()} holds no traces to read labels from; give a labels file")
+
+    def tag_traces(self, run: RunRef, question_ids: list[str], tag: str, value: str) -> int:
+        """Tags the run's traces of these questions (``harness annotate export --tag-traces``);
+        returns how many were tagged. LookupError where the store holds no traces."""
+        raise LookupError(f"{self.describe()} holds no traces to tag")
 
     def where(self) -> str | None:
         """A hint telling the user where to look at the results."""

@@ -12,12 +12,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from harness.metaeval.labels import FeedbackLabels
 from harness.results.table import FILE_NAME
-from harness.tracking import mlflow_runs
+from harness.tracking import mlflow_labels, mlflow_runs
 from harness.tracking.mlflow_runs import PARENT_TAG
 from harness.tracking.base import ReportRun, RunRef, Tracker
 from harness.tracking.interruption import KILLED_BY_TAG
 from harness.tracking.leaderboard import Leaderboard
+from harness.tracking.mlflow_eval_dataset import link_eval_dataset
 from harness.tracking.mlflow_inputs import dataset_input, log_dataset_input
 from harness.tracking.naming import metric_name
 from harness.tracking.outcome import JobInfo, JobOutcome
@@ -141,6 +143,7 @@ class MLflowTracker(Tracker):
                 for name in [FILE_NAME, *sorted(result.artifacts)]:
                     client.log_artifact(run_id, str(outcome.output_dir / name))
                 self._log_table(run_id, result.rows)
+                link_eval_dataset(client, self.tracking_uri, run_id, self._experiment(), result)
             if outcome.error:
                 client.log_text(run_id, outcome.error, "traceback.txt")
                 client.set_tag(run_id, "harness.error", (outcome.message or "")[:5000])
@@ -232,6 +235,12 @@ class MLflowTracker(Tracker):
     def set_tags(self, run_id: str, tags: dict[str, str]) -> None:
         for key, value in tags.items():
             self._retrying(lambda: self._client.set_tag(run_id, key, value), f"tagging {key}")
+
+    def human_feedback(self, run: RunRef, names: list[str]) -> FeedbackLabels:
+        return mlflow_labels.human_feedback(self._client, run, names)
+
+    def tag_traces(self, run: RunRef, question_ids: list[str], tag: str, value: str) -> int:
+        return mlflow_labels.tag_traces(self._client, run, question_ids, tag, value)
 
     def where(self) -> str | None:
         if not self.ui_hint:

@@ -51,7 +51,7 @@ def test_scores_are_deterministic_and_keep_the_argmax(local_judge, rubric):
     assert first.verdict in ("PASS", "PARTIAL", "FAIL") and first.detail["verdict_from"] == "bands"
 
 
-@pytest.mark.parametrize("name", RUBRICS)
+@pytest.mark.parametrize("name", [r for r in RUBRICS if not r.startswith("mlflow_")])  # those need judge=mlflow
 def test_every_rubric_runs_on_the_local_judge(local_judge, rubric, name):
     judge = local_judge("judge.max_new_tokens=32")
     # accuracy_threshold: auto needs a self-check, which a single item has not run: fix it here.

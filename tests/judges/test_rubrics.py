@@ -30,7 +30,10 @@ VALID = {
 def test_every_rubric_is_covered():
     assert set(RUBRICS) == {"answer_score", "retrieval_grade", "manual_grade", "likert", "claims_faithfulness",
                             "claims_context_recall", "likelihood_correctness", "likelihood_faithfulness",
-                            "pmi_faithfulness", "supported"}  # the likelihood rubrics: tests/judges/test_likelihood.py
+                            "pmi_faithfulness", "supported",  # the likelihood rubrics: tests/judges/test_likelihood.py
+                            # MLflow's judges (judge=mlflow): tests/judges/test_mlflow_judge.py
+                            "mlflow_correctness", "mlflow_relevance_to_query", "mlflow_groundedness",
+                            "mlflow_sufficiency", "mlflow_guidelines", "mlflow_answer_rubric"}
 
 
 @pytest.mark.parametrize("name", RUBRICS)

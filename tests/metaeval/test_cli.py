@@ -33,3 +33,12 @@ def test_no_tracking_prints_and_errors_exit_2(tmp_path, capsys):
     assert main([str(run), "--labels", str(labels), "--no-tracking", "--out-dir", str(tmp_path / "o")]) == 0
     assert (tmp_path / "o" / "meta_eval.csv").is_file()
     assert "One annotator: no inter-annotator ceiling" in capsys.readouterr().out
+
+
+def test_feedback_labels_need_a_run_in_mlflow(tmp_path, capsys):
+    run = run_folder(tmp_path, "run", {"m/x": [1, 2, 3]})
+    assert main([str(run), "--labels", "mlflow:quality", "--no-tracking", "tracking=none"]) == 2
+    assert f"--labels mlflow:quality reads people's feedback on a run's traces in MLflow, but the run was read from " \
+           f"a folder ({run / 'per_question.jsonl'}); give the run's id or name in MLflow" in capsys.readouterr().err
+    assert main([str(run), "--labels", "mlflow:", "--no-tracking", "tracking=none"]) == 2
+    assert "--labels mlflow:: name the feedback to read, e.g. --labels mlflow:quality" in capsys.readouterr().err

@@ -50,3 +50,44 @@ def test_runs_on_different_question_sets(tmp_path, settings_for):
     message = refusal(tmp_path, settings_for(), [a, b], [{"question_id": "q1", "annotator": "a", "pref": 1}])
     assert "runs scored on different question sets" in message
     assert f"{b / 'per_question.jsonl'}:4: question 'q4' is not in" in message
+
+
+def test_bad_feedback_is_named_by_trace_and_question(tmp_path, settings_for):
+    """Labels read from people's feedback on traces get the file's checks, each problem naming the
+    trace, its question and the feedback."""
+    from harness.metaeval.labels import FeedbackLabel, FeedbackLabels
+
+    run = run_folder(tmp_path, "run", {"m/x": [1, 2, 3]})
+
+    def given(trace, qid, name, value, who, aid):
+        return FeedbackLabel(trace_id=trace, question_id=qid, name=name, value=value, annotator=who, assessment_id=aid)
+
+    feedback = FeedbackLabels(source="mlflow:quality,style (run r1)", dimensions=("quality", "style"), traces=5, items=(
+        given("t1", "q1", "quality", 3, "ann", "a1"), given("t1", "q1", "style", 2, "ann", "a2"),
+        given("t9", "q9", "quality", 3, "ann", "a3"), given("t9", "q9", "style", 3, "ann", "a4"),
+        given("t2", "q2", "quality", 7, "ann", "a5"), given("t2", "q2", "style", 1, "ann", "a6"),
+        given("t3", "q3", "quality", 4, "ann", "a7"),
+        given("t1b", "q1", "quality", 2, "ann", "a8"), given("t1b", "q1", "style", 2, "ann", "a9"),
+        given("t0", None, "quality", 2, "ann", "a10")))
+    with pytest.raises(DatasetError) as info:
+        meta_evaluate([read_run_table(run / "per_question.jsonl")], feedback, settings_for(["meta_eval.absolute_scale=[1,5]"]))
+    message = str(info.value)
+    where = "mlflow:quality,style (run r1) trace"
+    assert "invalid labels mlflow:quality,style (run r1) (5 problem(s))" in message
+    assert f"{where} t9 (question q9), feedback a3, a4: unknown question_id 'q9': not scored by" in message
+    assert f"{where} t2 (question q2), feedback a5, a6: field 'quality' = 7 is off the declared scale [1, 5]" in message
+    assert f"{where} t3 (question q3), feedback a7: dimension(s) ['style'] missing (every label rates " \
+           "['quality', 'style'])" in message
+    assert f"{where} t1b (question q1), feedback a8, a9: annotator 'ann' labelled question 'q1' twice " \
+           "(first on feedback a1, a2)" in message
+    assert f"{where} t0, feedback a10: the trace names no question id" in message
+
+
+def test_a_run_without_labelled_traces_says_why(tmp_path, settings_for):
+    from harness.metaeval.labels import FeedbackLabels
+
+    table = read_run_table(run_folder(tmp_path, "run", {"m/x": [1, 2, 3]}) / "per_question.jsonl")
+    for traces, reason in ((0, "the run has no traces to label"),
+                           (3, "none of the run's 3 traces has a human feedback named 'quality'")):
+        with pytest.raises(DatasetError, match=reason):
+            meta_evaluate([table], FeedbackLabels("mlflow:quality (run r1)", ("quality",), (), traces), settings_for())

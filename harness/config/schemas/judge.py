@@ -49,5 +49,30 @@ class ApiJudgeSchema(ApiClientSchema):
     max_failed_fraction: float = MISSING
 
 
+@dataclass
+class ProviderEnvSchema:
+    """The environment variables MLflow's judges read for one provider."""
+
+    key_env: Optional[str] = None
+    base_url_var: Optional[str] = None
+
+
+@dataclass
+class MlflowJudgeSchema(TargetSchema):
+    """MLflow's own GenAI judges, run with the model a provider URI names (judge=mlflow)."""
+
+    model: str = MISSING
+    base_url: Optional[str] = None
+    api_key_env: Optional[str] = None
+    provider_env: Dict[str, ProviderEnvSchema] = MISSING
+    timeout: float = MISSING
+    probe_timeout: float = MISSING
+    concurrency: int = MISSING
+    seed: int = MISSING
+    cache: CacheMode = MISSING
+    selfcheck: Optional[SelfCheckSchema] = None
+    max_failed_fraction: float = MISSING
+
+
 OPTIONS = {"none": NoJudgeSchema, "local": LocalJudgeSchema, "openai": ApiJudgeSchema,
-           "anthropic": ApiJudgeSchema}
+           "anthropic": ApiJudgeSchema, "mlflow": MlflowJudgeSchema}

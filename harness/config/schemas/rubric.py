@@ -114,5 +114,17 @@ class LikelihoodRubricSchema(RubricSchema):
     accuracy_threshold: Any = None
 
 
+@dataclass
+class MlflowScorerRubricSchema(TargetSchema):
+    """One of MLflow's own GenAI judges per item (judge=mlflow): a scorer, make_judge or a judge function."""
+
+    column: str = MISSING
+    applies_to: List[str] = MISSING
+    scorer: str = MISSING
+    options: Dict[str, Any] = field(default_factory=dict)
+    values: Dict[str, float] = field(default_factory=dict)
+    scale: Optional[Scale] = None
+
+
 OPTIONS = {"score": ScoreRubricSchema, "retrieval_grade": RetrievalGradeRubricSchema, "claims": ClaimsRubricSchema,
-           "likelihood": LikelihoodRubricSchema}
+           "likelihood": LikelihoodRubricSchema, "mlflow_scorer": MlflowScorerRubricSchema}

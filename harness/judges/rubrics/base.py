@@ -119,6 +119,8 @@ class Rubric(ABC):
 
     # rubrics with an ``_accurate`` column replace it (ScoreRubric, LikelihoodRubric)
     accuracy_threshold = AccuracyThreshold(None, "rubric")
+    # what the rubric needs its judge to answer (Judge.answers): its own prompts, by default
+    asks = "prompts"
 
     def __init__(self, *, column: str, applies_to: list[str], repair: str, context_item: str,
                  context_separator: str, settings: Mapping[str, Any]) -> None:
