@@ -7,7 +7,6 @@ the sweep builds every job's parts up front, and the same constructors check aga
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +17,7 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
 from harness.config.checks import check_config
+from harness.config.composition import compose_by_choices
 from harness.data.records import Dataset
 from harness.racing.order import first_questions
 from harness.stages.answering import Answering
@@ -114,7 +114,7 @@ def check_sweep_jobs(config: DictConfig) -> int:
     """
     jobs = sweep_job_overrides(config)
     loader = GlobalHydra.instance().config_loader()
-    compose_each_job_once(loader)
+    compose_by_choices(loader)  # the sweeper's validation and the launcher reuse these compositions
     built: dict[tuple[str, str], Any] = {}
     shared = set.intersection(*(set(job) for job in jobs)) if len(jobs) > 1 else set()
     problems = []
@@ -127,33 +127,6 @@ def check_sweep_jobs(config: DictConfig) -> int:
     if problems:
         raise SweepNotValid(f"{len(problems)} of {len(jobs)} job(s) cannot run:\n" + "\n".join(problems))
     return len(jobs)
-
-
-class _ComposedOnce:
-    """``load_sweep_config`` that composes each job of a sweep once and hands out copies.
-
-    A basic sweep composes every job's config three times: the start check above, the sweeper's
-    ``validate_batch_is_legal`` and the launcher. At ~0.3 s CPU a composition, that was a third of
-    a fully cached re-run of the demo sweep; a copy costs ~0.02 s. Keyed by the master config
-    object (kept alive here, so its id cannot be reused) and the job's overrides.
-    """
-
-    def __init__(self, compose) -> None:
-        self.compose = compose
-        self.composed: dict[tuple[int, tuple[str, ...]], tuple[DictConfig, DictConfig]] = {}
-
-    def __call__(self, master_config: DictConfig, sweep_overrides: list[str]) -> DictConfig:
-        key = (id(master_config), tuple(sweep_overrides))
-        if key not in self.composed:
-            self.composed[key] = (master_config, self.compose(master_config, sweep_overrides))
-        return copy.deepcopy(self.composed[key][1])  # the launcher sets the job's id and folders on its copy
-
-
-def compose_each_job_once(loader) -> None:
-    """From now on this Hydra run's config loader composes each job once (see :class:`_ComposedOnce`);
-    the sweeper and launcher are handed the same loader."""
-    if not isinstance(loader.load_sweep_config, _ComposedOnce):
-        loader.load_sweep_config = _ComposedOnce(loader.load_sweep_config)
 
 
 def sweep_job_overrides(config: DictConfig) -> list[list[str]]:

@@ -29,8 +29,9 @@ def test_a_dataset_without_its_paths_is_named(compose):
         build_job(compose(["dataset=questions_jsonl"]))
 
 
-def test_a_sweep_composes_each_job_once_and_hands_out_copies():
-    """The start check, the sweeper's validation and the launcher share one composition per job."""
+def test_a_sweep_composes_each_set_of_group_choices_once_and_hands_out_copies():
+    """The start check, the sweeper's validation and the launcher share one composition per set of
+    group choices (harness.config.composition)."""
     from hydra import initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
     from hydra.types import RunMode
@@ -40,7 +41,7 @@ def test_a_sweep_composes_each_job_once_and_hands_out_copies():
     from harness.jobs import check_sweep_jobs, sweep_job_overrides
 
     register()
-    overrides = [*TINY_DATASET_OVERRIDES, "chunker=fixed_tokens,recursive", "retriever=bm25"]
+    overrides = [*TINY_DATASET_OVERRIDES, "chunker=fixed_tokens,recursive", "retriever=bm25", "retriever.top_k=2,3"]
     with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
         loader = GlobalHydra.instance().config_loader()
         master = loader.load_configuration("config", overrides, RunMode.MULTIRUN)
@@ -48,30 +49,13 @@ def test_a_sweep_composes_each_job_once_and_hands_out_copies():
         compose = loader.load_sweep_config
         loader.load_sweep_config = lambda cfg, job: composed.append(tuple(job)) or compose(cfg, job)
 
-        assert check_sweep_jobs(master) == 2
+        assert check_sweep_jobs(master) == 4
         jobs = sweep_job_overrides(master)
         first = loader.load_sweep_config(master, jobs[0])  # as the sweeper's validation and the launcher do
         first.chunker.size = 1
         again = loader.load_sweep_config(master, jobs[0])
 
-    assert sorted(composed) == sorted(tuple(job) for job in jobs)  # each job composed once, by the check
+    assert sorted(composed) == [("dataset=questions_jsonl", f"chunker={chunker}", "retriever=bm25")
+                                for chunker in ("fixed_tokens", "recursive")]
     assert again.chunker._target_.endswith("FixedTokensChunker") and again.chunker.size != 1
-
-
-def test_a_race_checks_the_same_grid_before_it_starts():
-    from hydra import initialize_config_dir
-    from hydra.core.global_hydra import GlobalHydra
-    from hydra.types import RunMode
-
-    from harness.config import register
-    from harness.config.resolvers import PROJECT_ROOT
-    from harness.jobs import sweep_job_overrides
-
-    register()
-    overrides = [*TINY_DATASET_OVERRIDES, "hydra/sweeper=racing", "chunker=fixed_tokens,recursive", "retriever=bm25"]
-    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
-        loader = GlobalHydra.instance().config_loader()
-        master = loader.load_configuration("config", overrides, RunMode.MULTIRUN)
-        jobs = sweep_job_overrides(master)
-    assert len(jobs) == 2 and all("retriever=bm25" in job for job in jobs)
-    assert {job[-2] for job in jobs} == {"chunker=fixed_tokens", "chunker=recursive"}
+    assert (again.retriever.top_k, loader.load_sweep_config(master, jobs[1]).retriever.top_k) == (2, 3)
