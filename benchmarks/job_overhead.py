@@ -46,6 +46,7 @@ TARGETS = [
     ("_frozen_importlib", "_find_and_load", "imports"),
     ("hydra._internal.config_loader_impl", "ConfigLoaderImpl.load_configuration", "composition"),
     ("harness.jobs", "_ComposedOnce.__call__", "composition"),
+    ("harness.config.composition", "ComposedByChoices.__call__", "composition"),
     ("harness.tracking.callback", "TrackingCallback.on_multirun_start", "tracking"),
     ("harness.tracking.callback", "TrackingCallback.on_job_start", "tracking"),
     ("harness.tracking.callback", "TrackingCallback.on_job_end", "tracking"),

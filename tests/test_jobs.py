@@ -59,3 +59,34 @@ def test_a_sweep_composes_each_set_of_group_choices_once_and_hands_out_copies():
                                 for chunker in ("fixed_tokens", "recursive")]
     assert again.chunker._target_.endswith("FixedTokensChunker") and again.chunker.size != 1
     assert (again.retriever.top_k, loader.load_sweep_config(master, jobs[1]).retriever.top_k) == (2, 3)
+
+
+def test_parts_built_for_one_job_of_a_sweep_serve_the_next_with_the_same_results(compose, tmp_path):
+    """A sweep's jobs in one process share the parts built from the same config (the start check's
+    too); each job's results equal those of a job whose parts were built for it alone."""
+    import json
+
+    from harness.cli.sweep import run_from_config
+    from harness.jobs import parts_of_this_process
+    from tests.conftest import TINY
+
+    predictions = tmp_path / "preds.jsonl"
+    questions = [json.loads(line) for line in (TINY / "questions.jsonl").read_text().splitlines() if line.strip()]
+    predictions.write_text("".join(json.dumps({"question_id": q["id"], "answer": q["ground_truth"] if n % 2 else "no"})
+                                   + "\n" for n, q in enumerate(questions)))
+    shared = [*TINY_DATASET_OVERRIDES, "generator=predictions", f"generator.path={predictions}",
+              "metrics.answer.bertscore=null", "tracking=none", f"cache.dir={tmp_path}/c"]
+    jobs = [compose([*shared, *job]) for job in (["chunker=recursive", "retriever.top_k=2"],
+                                                 ["chunker=fixed_tokens", "retriever.top_k=2"],
+                                                 ["chunker=recursive", "retriever.top_k=3"])]
+    alone = [run_from_config(job) for job in jobs]
+    sweep = str(tmp_path / "sweep")
+    together = [run_from_config(job, sweep) for job in [*jobs, jobs[0]]]
+
+    assert [r.rows for r in together] == [r.rows for r in [*alone, alone[0]]]
+    assert [r.metrics for r in together] == [r.metrics for r in [*alone, alone[0]]]
+    parts = parts_of_this_process(sweep)
+    built = {group for group, _ in parts}
+    assert sum(group == "retriever" for group, _ in parts) == 2 and sum(group == "chunker" for group, _ in parts) == 2
+    assert {"dataset", "generator", "metrics", "judge", "router"} <= built
+    assert parts_of_this_process(str(tmp_path / "another sweep")) == {}  # another sweep builds afresh
