@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +27,7 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
 from harness.config.checks import check_config
-from harness.config.composition import compose_by_choices
+from harness.config.composition import LeastRecentlyUsed, compose_by_choices
 from harness.data.records import Dataset
 from harness.racing.order import first_questions
 from harness.stages.answering import Answering
@@ -128,12 +127,13 @@ def check_sweep_jobs(config: DictConfig) -> int:
     jobs = sweep_job_overrides(config)
     loader = GlobalHydra.instance().config_loader()
     compose_by_choices(loader)  # the sweeper's validation and the launcher reuse these compositions
+    composed = loader.load_sweep_config
     built = parts_of_this_process(str(config.hydra.sweep.dir))
     shared = set.intersection(*(set(job) for job in jobs)) if len(jobs) > 1 else set()
     problems = []
     for number, overrides in enumerate(jobs):
         try:
-            build_job(loader.load_sweep_config(config, overrides), built)
+            build_job(composed.shared(config, overrides), built)
         except Exception as err:  # noqa: BLE001 - every job's reason is collected, then raised together
             problems.append(f"job {number} ({' '.join(o for o in overrides if o not in shared)}): "
                             f"{err if isinstance(err, JobNotValid) else _root_cause(err)}")
@@ -153,24 +153,6 @@ def sweep_job_overrides(config: DictConfig) -> list[list[str]]:
     return [list(job) for batch in BasicSweeper.split_arguments(parsed, None) for job in batch]
 
 
-class _LeastRecentlyUsed(OrderedDict):
-    """A dict of at most ``size`` entries: setting one more drops the one used longest ago."""
-
-    def __init__(self, size: int) -> None:
-        super().__init__()
-        self.size = size
-
-    def __getitem__(self, key):
-        self.move_to_end(key)
-        return super().__getitem__(key)
-
-    def __setitem__(self, key, value) -> None:
-        super().__setitem__(key, value)
-        self.move_to_end(key)
-        while len(self) > self.size:
-            self.popitem(last=False)
-
-
 _THIS_THREAD = threading.local()  # a launcher that runs jobs in threads never shares a part between them
 
 
@@ -179,7 +161,7 @@ def parts_of_this_process(sweep: str) -> dict[tuple[str, str], Any]:
     and resolved config (see the module's docstring); :func:`build_job` takes them as ``built``.
     Those of an earlier sweep are dropped."""
     if getattr(_THIS_THREAD, "sweep", None) != sweep:
-        _THIS_THREAD.sweep, _THIS_THREAD.parts = sweep, _LeastRecentlyUsed(PARTS_KEPT)
+        _THIS_THREAD.sweep, _THIS_THREAD.parts = sweep, LeastRecentlyUsed(PARTS_KEPT)
     return _THIS_THREAD.parts
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import os
 import sys
+from collections import OrderedDict
 
 from hydra._internal.config_loader_impl import ConfigLoaderImpl, get_overrides_dirname
 from hydra.core.override_parser.overrides_parser import OverridesParser
@@ -26,6 +27,29 @@ from hydra.errors import ConfigCompositionException
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
+
+
+# Jobs whose configs are kept between the start check, the sweeper's validation and the launcher
+# (a larger sweep composes the earliest again).
+JOBS_KEPT = 256
+
+
+class LeastRecentlyUsed(OrderedDict):
+    """A dict of at most ``size`` entries: setting one more drops the one used longest ago."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def __getitem__(self, key):
+        self.move_to_end(key)
+        return super().__getitem__(key)
+
+    def __setitem__(self, key, value) -> None:
+        super().__setitem__(key, value)
+        self.move_to_end(key)
+        while len(self) > self.size:
+            self.popitem(last=False)
 
 
 class ComposedByChoices:
@@ -39,6 +63,7 @@ class ComposedByChoices:
     def __init__(self, loader) -> None:
         self.loader = loader
         self.compose = loader.load_sweep_config
+        self.jobs: dict[tuple[int, tuple[str, ...]], DictConfig] = LeastRecentlyUsed(JOBS_KEPT)
         # (id of the master config, group overrides) -> (master config, kept alive so that its id
         # cannot be reused; the composition before its value overrides)
         self.composed: dict[tuple[int, tuple[str, ...]], tuple[DictConfig, DictConfig]] = {}
@@ -47,6 +72,18 @@ class ComposedByChoices:
         self._parser = OverridesParser.create()
 
     def __call__(self, master_config: DictConfig, sweep_overrides: list[str]) -> DictConfig:
+        """The job's config, the caller's own copy (the launcher sets the job's id and folders on it)."""
+        return copy.deepcopy(self.shared(master_config, sweep_overrides))
+
+    def shared(self, master_config: DictConfig, sweep_overrides: list[str]) -> DictConfig:
+        """The job's config, kept for the next request for the same job: read it, never change it
+        (the start check builds the job from it; the sweeper and launcher then get copies)."""
+        key = (id(master_config), tuple(sweep_overrides))
+        if key not in self.jobs:
+            self.jobs[key] = self._job(master_config, list(sweep_overrides))
+        return self.jobs[key]
+
+    def _job(self, master_config: DictConfig, sweep_overrides: list[str]) -> DictConfig:
         parsed = self._parser.parse_overrides(list(sweep_overrides))
         if any(o.is_sweep_override() or o.get_key_element() == "hydra.searchpath" for o in parsed):
             return self.compose(master_config, list(sweep_overrides))  # Hydra's own error or search path
@@ -56,7 +93,7 @@ class ComposedByChoices:
         if key not in self.composed:
             self.composed[key] = (master_config, self.compose(master_config, [o.input_line for o in structural]))
         composed = self.composed[key][1]
-        cfg = copy.deepcopy(composed)  # the launcher sets the job's id and folders on its copy
+        cfg = copy.deepcopy(composed)
         try:
             self._finish(cfg, composed, structural, parsed, values)
         except OmegaConfBaseException as err:  # as Hydra's load_configuration reports it

@@ -20,7 +20,7 @@ from hydra.core.utils import JobReturn, JobStatus
 from hydra.experimental.callback import Callback
 from hydra.types import RunMode
 from hydra.utils import get_class, instantiate
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, ListConfig, OmegaConf
 from omegaconf._utils import get_omega_conf_dumper
 import yaml
 
@@ -346,8 +346,7 @@ _JOB_INFO = _JobInfoOfCurrentJob()
 
 
 def _job_info(config: DictConfig, hydra_cfg, naming: dict[str, Any] | None) -> JobInfo:
-    task_keys = [key for key in config.keys() if key != "hydra"]
-    task = portable(OmegaConf.to_container(OmegaConf.masked_copy(config, task_keys), resolve=True, enum_to_str=True))
+    task = portable(_task_container(config))
     params: dict[str, Any] = {}
     for group in PARAM_GROUPS:
         params.update(flatten(task.get(group, {}), group))
@@ -372,8 +371,32 @@ def _config_yaml(task: dict[str, Any], overrides: list[str], config: DictConfig)
     hydra = {"overrides": {"task": overrides},
              "callbacks": OmegaConf.to_container(config.hydra.callbacks, resolve=False)}
     # What OmegaConf.to_yaml writes, without first building a DictConfig of the plain dict (~0.1 s a job).
-    return yaml.dump(redact({**task, "hydra": hydra}), Dumper=get_omega_conf_dumper(), default_flow_style=False,
+    return yaml.dump(redact({**task, "hydra": hydra}), Dumper=_yaml_dumper(), default_flow_style=False,
                      allow_unicode=True, sort_keys=False)
+
+
+def _task_container(config: DictConfig) -> dict[str, Any]:
+    """The config without its ``hydra`` node, resolved, as plain data: each key converted in place
+    (a masked copy of the config first, as OmegaConf.masked_copy makes, took 2.5x as long)."""
+    task = {}
+    for key in config.keys():
+        if key != "hydra":
+            node = config._get_node(key)
+            task[key] = (OmegaConf.to_container(node, resolve=True, enum_to_str=True)
+                         if isinstance(node, (DictConfig, ListConfig)) else config[key])
+    return task
+
+
+@functools.cache
+def _yaml_dumper():
+    """OmegaConf's YAML dumper (its quoting of strings that read as numbers or booleans) on libyaml's
+    emitter where PyYAML has it: the same text (tests compare them) in a third of the time."""
+    dumper = get_omega_conf_dumper()
+    if not getattr(yaml, "__with_libyaml__", False):
+        return dumper
+    fast = type("OmegaConfCDumper", (yaml.CDumper,), {})
+    fast.add_representer(str, dumper.str_representer)
+    return fast
 
 
 @functools.cache  # the code a process runs is the code it loaded at its start
