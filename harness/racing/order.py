@@ -7,6 +7,7 @@ new ones.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import replace
 from collections.abc import Sequence
@@ -43,17 +44,23 @@ def race_order(strata: Sequence[str], seed: int) -> list[int]:
     return order
 
 
-def round_sizes(total: int, first: int, step: int, max_rounds: int) -> list[int]:
+def round_sizes(total: int, first: int, step: int, max_rounds: int, growth: float = 1.0) -> list[int]:
     """The prefix length of each round: ``first``, then ``step`` more each round, the last one
-    all ``total`` questions (or fewer when ``max_rounds`` ends the race first).
+    all ``total`` questions (or fewer when ``max_rounds`` ends the race first). With ``growth``
+    above 1 a round runs ``growth`` times the questions of the round before whenever that adds
+    more than ``step``: geometric blocks, fewer rounds on a large question set.
 
     Example:
         >>> round_sizes(86, first=20, step=20, max_rounds=10)
         [20, 40, 60, 80, 86]
+        >>> round_sizes(1000, first=20, step=20, max_rounds=100, growth=1.5)
+        [20, 40, 60, 90, 135, 203, 305, 458, 687, 1000]
     """
     for name, value in (("race.first", first), ("race.step", step), ("race.max_rounds", max_rounds)):
         if value < 1:
             raise ValueError(f"{name} must be >= 1, got {value}")
+    if not growth >= 1:
+        raise ValueError(f"race.growth must be >= 1, got {growth}")
     if total < 1:
         raise ValueError("the dataset has no questions to race on")
     sizes = []
@@ -62,7 +69,7 @@ def round_sizes(total: int, first: int, step: int, max_rounds: int) -> list[int]
         sizes.append(size)
         if size == total:
             break
-        size = min(size + step, total)
+        size = min(max(size + step, math.ceil(size * growth)), total)
     return sizes
 
 
