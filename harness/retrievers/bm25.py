@@ -9,20 +9,34 @@ from harness.chunkers.base import Chunk
 from harness.retrievers.base import Retriever, ScoredChunks, indexed_text
 
 
+def _bm25s():
+    """The bm25s module, imported without numba: bm25s imports numba whenever it is installed
+    (0.2 s of CPU, a tenth of a cached re-run's imports), though only its ``backend="numba"``
+    uses it; the harness searches with the numpy backend (bm25s's default), so numba is kept
+    out of that import (and stays importable for anything else)."""
+    import sys
+
+    if "bm25s" not in sys.modules and "numba" not in sys.modules:
+        sys.modules["numba"] = None  # ``import numba`` raises ImportError: bm25s takes its numpy path
+        try:
+            import bm25s
+        finally:
+            del sys.modules["numba"]
+    import bm25s
+
+    return bm25s
+
+
 def _save_index(model, folder) -> None:
     model.save(str(folder), allow_pickle=False, show_progress=False)
 
 
 def _load_index(folder):
-    import bm25s
-
-    return bm25s.BM25.load(str(folder), allow_pickle=False, show_progress=False)
+    return _bm25s().BM25.load(str(folder), allow_pickle=False, show_progress=False)
 
 
 def _map_index(folder):
-    import bm25s
-
-    return bm25s.BM25.load(str(folder), allow_pickle=False, show_progress=False, mmap=True)
+    return _bm25s().BM25.load(str(folder), allow_pickle=False, show_progress=False, mmap=True)
 
 
 # bm25s's own format: JSON parameters and vocabulary, numpy arrays read without pickle.
@@ -64,13 +78,11 @@ class BM25Retriever(Retriever):
         return Stemmer.Stemmer(self.stemmer_language)
 
     def _tokenize(self, texts: list[str]):
-        import bm25s
-
-        return bm25s.tokenize(texts, stopwords=self.stopwords or None, stemmer=self._stemmer(),
+        return _bm25s().tokenize(texts, stopwords=self.stopwords or None, stemmer=self._stemmer(),
                               show_progress=False)
 
     def index(self, chunks: list[Chunk], corpus_key: str, cache: DiskCache) -> None:
-        import bm25s
+        bm25s = _bm25s()
 
         def build():
             model = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)

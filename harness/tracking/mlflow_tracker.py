@@ -167,8 +167,7 @@ class MLflowTracker(Tracker):
             self.reopen_run(parent_id, tags)
 
     def reopen_run(self, run_id: str, tags: dict[str, str]) -> None:
-        for key, value in tags.items():
-            self._client.set_tag(run_id, key, value)
+        self._log_batch(run_id, params={}, metrics={}, extra={}, tags=tags)  # one write, not one a tag
         self._client.update_run(run_id, status="RUNNING")
 
     def has_run(self, run_id: str) -> bool:

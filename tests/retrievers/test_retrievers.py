@@ -292,3 +292,16 @@ def test_corrupt_bm25_entry_is_replaced_on_disk(chunks, tmp_path):
     fresh = DiskCache(tmp_path)
     bm25().index(chunks, corpus_key(chunks), fresh)
     assert fresh.stats == {"bm25/hit": 1}
+
+
+def test_bm25s_is_imported_without_numba_which_stays_importable():
+    """harness.retrievers.bm25._bm25s: the numpy backend the harness searches with needs no numba
+    (0.2 s of every process's imports); numba itself can still be imported afterwards."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from harness.retrievers.bm25 import _bm25s; bm25s = _bm25s(); "
+            "assert 'numba' not in sys.modules and not bm25s.NUMBA_AVAILABLE; "
+            "import numba; print(bm25s.BM25().backend)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "numpy", done.stderr[-2000:]
