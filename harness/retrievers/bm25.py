@@ -69,6 +69,10 @@ class BM25Retriever(Retriever):
         self.include_title, self.mmap = include_title, mmap
         self._index = None
         self._size = 0
+        self._key: str | None = None
+        # k -> query -> its chunks, for the index of ``_key``: the next round of a race searches
+        # the questions of the rounds before again (each query is scored on its own, so alike)
+        self._searched: dict[int, dict[str, ScoredChunks]] = {}
 
     def _stemmer(self):
         if not self.stemmer_language:
@@ -91,6 +95,8 @@ class BM25Retriever(Retriever):
             return model
 
         key = content_key(corpus_key, self.fingerprint(), bm25s.__version__)
+        if key != self._key:
+            self._key, self._searched = key, {}
         if not self.mmap:
             self._index = cache.get_or_build("bm25", key, build, BM25_CODEC)
         else:  # a fresh build is dropped once stored, then searched mapped like a cached one
@@ -106,11 +112,14 @@ class BM25Retriever(Retriever):
         if self._index is None:
             raise RuntimeError("index() must be called before search()")
         k = min(k or self.top_k, self._size)
-        ids, scores = self._index.retrieve(self._tokenize(queries), k=k, show_progress=False,
-                                           n_threads=0)
-        # bm25s returns chunks with a zero score when fewer match; they carry no evidence.
-        return [[(int(i), float(s)) for i, s in zip(row_ids, row_scores) if s > 0]
-                for row_ids, row_scores in zip(ids, scores)]
+        searched = self._searched.setdefault(k, {})
+        todo = [query for query in dict.fromkeys(queries) if query not in searched]
+        if todo:
+            ids, scores = self._index.retrieve(self._tokenize(todo), k=k, show_progress=False, n_threads=0)
+            # bm25s returns chunks with a zero score when fewer match; they carry no evidence.
+            searched.update((query, [(int(i), float(s)) for i, s in zip(row_ids, row_scores) if s > 0])
+                            for query, row_ids, row_scores in zip(todo, ids, scores))
+        return [list(searched[query]) for query in queries]
 
     def fingerprint(self) -> dict[str, Any]:
         return {"retriever": "bm25", "k1": self.k1, "b": self.b, "method": self.method,
