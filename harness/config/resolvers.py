@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import uuid
 from pathlib import Path
@@ -112,28 +111,7 @@ def harness_groups() -> str:
     return "\n".join(lines)
 
 
-# Distinct interpolation texts whose parse trees are kept (a config holds a few dozen).
-PARSES_KEPT = 4096
-
-
-def memoize_interpolation_parsing() -> None:
-    """OmegaConf parses an interpolation's text with its ANTLR grammar each time it resolves it
-    (~0.3 ms of CPU): a sweep resolves the same few dozen texts thousands of times (checks, keys,
-    logging, Hydra's own), 6% of a warm 32-job sweep's time. The parse tree of each text is kept:
-    resolution only reads it. OmegaConf internals: where they differ, parsing is left as it is."""
-    import omegaconf._utils
-    import omegaconf.base
-    import omegaconf.grammar_parser
-
-    parse = omegaconf.grammar_parser.parse
-    if not all(getattr(module, "parse", None) is parse for module in (omegaconf.base, omegaconf._utils)):
-        return  # memoized already, or OmegaConf no longer parses this way
-    memo = functools.lru_cache(maxsize=PARSES_KEPT)(parse)
-    omegaconf.base.parse = omegaconf._utils.parse = memo
-
-
 def register_resolvers() -> None:
-    memoize_interpolation_parsing()
     resolvers = {"package_path": package_path, "project_path": project_path, "price_row": price_row,
                  "harness_version": harness_version, "sweep_token": sweep_token, "harness_groups": harness_groups}
     for name, fn in resolvers.items():

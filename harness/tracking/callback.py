@@ -21,13 +21,13 @@ from hydra.experimental.callback import Callback
 from hydra.types import RunMode
 from hydra.utils import get_class, instantiate
 from omegaconf import DictConfig, ListConfig, OmegaConf
-from omegaconf._utils import get_omega_conf_dumper
 import yaml
 
 from harness import __version__
 from harness.config.checks import check_config
 from harness.config.resolvers import PROJECT_ROOT
 from harness.config.secrets import redact, redact_file, redact_logging, redact_text
+from harness.config.speedups import yaml_dumper
 from harness.jobs import JobNotValid, SweepNotValid, build_job, check_sweep_jobs
 from harness.log_filters import FILE_ONLY
 from harness.racing.race import read_race
@@ -370,8 +370,9 @@ def _config_yaml(task: dict[str, Any], overrides: list[str], config: DictConfig)
     that track it (``harness reproduce`` reads the overrides)."""
     hydra = {"overrides": {"task": overrides},
              "callbacks": OmegaConf.to_container(config.hydra.callbacks, resolve=False)}
-    # What OmegaConf.to_yaml writes, without first building a DictConfig of the plain dict (~0.1 s a job).
-    return yaml.dump(redact({**task, "hydra": hydra}), Dumper=_yaml_dumper(), default_flow_style=False,
+    # What OmegaConf.to_yaml writes (on libyaml: harness.config.speedups), without first building a
+    # DictConfig of the plain dict (~0.1 s a job).
+    return yaml.dump(redact({**task, "hydra": hydra}), Dumper=yaml_dumper(), default_flow_style=False,
                      allow_unicode=True, sort_keys=False)
 
 
@@ -385,18 +386,6 @@ def _task_container(config: DictConfig) -> dict[str, Any]:
             task[key] = (OmegaConf.to_container(node, resolve=True, enum_to_str=True)
                          if isinstance(node, (DictConfig, ListConfig)) else config[key])
     return task
-
-
-@functools.cache
-def _yaml_dumper():
-    """OmegaConf's YAML dumper (its quoting of strings that read as numbers or booleans) on libyaml's
-    emitter where PyYAML has it: the same text (tests compare them) in a third of the time."""
-    dumper = get_omega_conf_dumper()
-    if not getattr(yaml, "__with_libyaml__", False):
-        return dumper
-    fast = type("OmegaConfCDumper", (yaml.CDumper,), {})
-    fast.add_representer(str, dumper.str_representer)
-    return fast
 
 
 @functools.cache  # the code a process runs is the code it loaded at its start

@@ -69,19 +69,3 @@ def test_a_job_hydra_refuses_is_refused_with_hydras_message(loader, job, message
             compose(master, job)
         assert message in str(refused.value) + str(refused.value.__cause__)
 
-
-def test_interpolations_resolve_alike_with_their_parse_trees_kept():
-    """harness.config.resolvers.memoize_interpolation_parsing: each text is parsed once and resolves
-    as OmegaConf's own parsing resolves it."""
-    import omegaconf.base
-    import omegaconf.grammar_parser
-
-    register()  # installs the memo
-    assert omegaconf.base.parse is not omegaconf.grammar_parser.parse
-    omegaconf.base.parse.cache_clear()
-    cfg = OmegaConf.create({"a": 2, "b": "${a}", "c": "x-${a}-${oc.select:missing,7}", "d": {"e": "${b}", "f": "${c}"}})
-    for _ in range(3):
-        assert OmegaConf.to_container(cfg, resolve=True) == {"a": 2, "b": 2, "c": "x-2-7",
-                                                             "d": {"e": 2, "f": "x-2-7"}}
-    info = omegaconf.base.parse.cache_info()
-    assert info.currsize == 4 and info.hits >= 8  # ${a}, x-${a}-..., ${b}, ${c}: each parsed once
