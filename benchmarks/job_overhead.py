@@ -58,6 +58,8 @@ TARGETS = [
     ("harness.cli.sweep", "run_pipeline", "pipeline"),
     ("harness.tracking.callback", "plan_sweep", "end-of-sweep statistics and report"),
     ("harness.tracking.callback", "report_sweep_statistics", "end-of-sweep statistics and report"),
+    ("harness.tracking.statistics", "plan_sweep", "end-of-sweep statistics and report"),  # imported on use
+    ("harness.tracking.statistics", "report_sweep_statistics", "end-of-sweep statistics and report"),
     ("harness.tracking.callback", "_report", "end-of-sweep statistics and report"),
     ("harness.tracking.callback", "describe_runs", "end-of-sweep statistics and report"),
 ]

@@ -42,7 +42,6 @@ from harness.tracking.selfcheck_flags import threshold_notes, warnings as selfch
 from harness.tracking.outcome import JobInfo, JobOutcome
 from harness.tracking.resume import resume_sweep
 from harness.tracking.search import log_search_result
-from harness.tracking.statistics import plan_sweep, report_sweep_statistics
 from harness.tracking.sync import mark_sweep_end_logged, not_logged
 
 log = logging.getLogger(__name__)
@@ -94,6 +93,8 @@ class TrackingCallback(Callback):
         OPEN.tracker, OPEN.sweep_id, OPEN.sweep_dir = tracker, state["sweep_id"], str(config.hydra.sweep.dir)
         stats = instantiate(config.stats)
         if stats.enabled and dataset is not None:
+            from harness.tracking.statistics import plan_sweep  # scipy and statsmodels: a sweep's, not a run's
+
             plan_sweep(stats, len(dataset.questions), Path(config.hydra.sweep.dir), tracker,
                        state.get("parent_run_id"))
         allow_signals()
@@ -209,6 +210,8 @@ class TrackingCallback(Callback):
             log_search_result(sweep_dir, summaries, tracker, state.get("parent_run_id"))
             report = None
             if stats.enabled:  # a race's survivors only: they ran the same questions
+                from harness.tracking.statistics import report_sweep_statistics
+
                 report = report_sweep_statistics(stats, race.survivors(summaries) if record else summaries,
                                                  sweep_dir, tracker, state.get("parent_run_id"),
                                                  list(config.report.headline), brief=_brief(config))
