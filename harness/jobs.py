@@ -61,17 +61,20 @@ class SweepNotValid(ValueError):
     """One or more jobs of a sweep cannot run; every one of them is named."""
 
 
-def build_job(cfg: DictConfig, built: dict[tuple[str, str], Any] | None = None) -> JobParts:
+def build_job(cfg: DictConfig, built: dict[tuple[str, str], Any] | None = None, checked: bool = False) -> JobParts:
     """Checks the config, then instantiates every part.
 
     Args:
         built: parts already built for other jobs of a sweep, by config group and resolved config;
             a sweep's jobs mostly share their dataset, metrics and judge, which are then built once.
+        checked: this very config passed :func:`check_config` in this process (the start check of
+            its sweep, :func:`checked_in_this_process`): it is not checked again.
 
     Raises:
         JobNotValid: naming every part that could not be built and why.
     """
-    check_config(cfg)
+    if not checked:
+        check_config(cfg)
     problems: list[BaseException] = []
     reasons: list[str] = []
 
@@ -129,11 +132,13 @@ def check_sweep_jobs(config: DictConfig) -> int:
     compose_by_choices(loader)  # the sweeper's validation and the launcher reuse these compositions
     composed = loader.load_sweep_config
     built = parts_of_this_process(str(config.hydra.sweep.dir))
+    checked = checked_in_this_process(str(config.hydra.sweep.dir))
     shared = set.intersection(*(set(job) for job in jobs)) if len(jobs) > 1 else set()
     problems = []
     for number, overrides in enumerate(jobs):
         try:
             build_job(composed.shared(config, overrides), built)
+            checked.add(tuple(overrides))
         except Exception as err:  # noqa: BLE001 - every job's reason is collected, then raised together
             problems.append(f"job {number} ({' '.join(o for o in overrides if o not in shared)}): "
                             f"{err if isinstance(err, JobNotValid) else _root_cause(err)}")
@@ -160,9 +165,21 @@ def parts_of_this_process(sweep: str) -> dict[tuple[str, str], Any]:
     """The parts built in this process and thread for the sweep in folder ``sweep``, by config group
     and resolved config (see the module's docstring); :func:`build_job` takes them as ``built``.
     Those of an earlier sweep are dropped."""
-    if getattr(_THIS_THREAD, "sweep", None) != sweep:
-        _THIS_THREAD.sweep, _THIS_THREAD.parts = sweep, LeastRecentlyUsed(PARTS_KEPT)
+    _this_sweep(sweep)
     return _THIS_THREAD.parts
+
+
+def checked_in_this_process(sweep: str) -> set[tuple[str, ...]]:
+    """The jobs of the sweep in folder ``sweep`` (their overrides) that passed the start check in
+    this process and thread: composed from the same cached composition, the job's own config is
+    the one checked, so the job need not check it again (a third of building its parts)."""
+    _this_sweep(sweep)
+    return _THIS_THREAD.checked
+
+
+def _this_sweep(sweep: str) -> None:
+    if getattr(_THIS_THREAD, "sweep", None) != sweep:
+        _THIS_THREAD.sweep, _THIS_THREAD.parts, _THIS_THREAD.checked = sweep, LeastRecentlyUsed(PARTS_KEPT), set()
 
 
 def _resolved(node) -> str:

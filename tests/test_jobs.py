@@ -38,7 +38,7 @@ def test_a_sweep_composes_each_set_of_group_choices_once_and_hands_out_copies():
 
     from harness.config import register
     from harness.config.resolvers import PROJECT_ROOT
-    from harness.jobs import check_sweep_jobs, sweep_job_overrides
+    from harness.jobs import check_sweep_jobs, checked_in_this_process, sweep_job_overrides
 
     register()
     overrides = [*TINY_DATASET_OVERRIDES, "chunker=fixed_tokens,recursive", "retriever=bm25", "retriever.top_k=2,3"]
@@ -51,6 +51,8 @@ def test_a_sweep_composes_each_set_of_group_choices_once_and_hands_out_copies():
 
         assert check_sweep_jobs(master) == 4
         jobs = sweep_job_overrides(master)
+        # each job's own check is skipped in this process: its config is the one checked
+        assert checked_in_this_process(str(master.hydra.sweep.dir)) == {tuple(job) for job in jobs}
         first = loader.load_sweep_config(master, jobs[0])  # as the sweeper's validation and the launcher do
         first.chunker.size = 1
         again = loader.load_sweep_config(master, jobs[0])
