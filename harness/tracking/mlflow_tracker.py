@@ -7,6 +7,7 @@ basic launcher sharing one process, and workers of a parallel launcher, never co
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from pathlib import Path
@@ -28,9 +29,7 @@ from harness.tracking.store import is_server, limit_http_retries, open_client, p
 
 log = logging.getLogger(__name__)
 
-# MLflow's documented per-request limits for log_batch.
-_MAX_PARAMS_PER_BATCH = 100
-_MAX_METRICS_PER_BATCH = 1000
+# MLflow's documented limit of a param's value.
 _MAX_PARAM_VALUE = 6000
 _TABLE = "per_question_table.json"
 
@@ -125,28 +124,34 @@ class MLflowTracker(Tracker):
 
     def _record_job(self, run_id: str, outcome: JobOutcome, info: JobInfo) -> None:
         """Logs the job into its run and closes it; again from the start when tried again (metrics
-        are logged twice then, the table and files once)."""
+        are logged twice then, the table and files once).
+
+        One ``log_batch`` carries the params, metrics and tags (MLflow splits it at its per-request
+        limits), the dataset is one ``log_inputs`` and the run is closed by one more call: three
+        writes to the store (each a transaction, an fsync on SQLite) where separate calls for the
+        params, metrics, each tag and the table's tag made nine. Files are written beside them.
+        """
         client = self._client
         try:
             params = {f"choice.{group}": option for group, option in info.choices.items()}
             params.update(info.params)
-            self._log_batch(run_id, params=params,
-                            metrics=outcome.result.metrics if outcome.result else {},
-                            extra=self._run_facts(outcome))
+            tags: dict[str, str] = {}
             client.log_text(run_id, info.config_yaml, "config.yaml")
             if outcome.result is not None:
                 result = outcome.result
-                client.set_tag(run_id, "dataset.sha256", result.dataset_sha256)
-                client.set_tag(run_id, "dataset.name", result.dataset)
-                log_dataset_input(client, run_id, dataset_input(result.dataset, result.dataset_sha256,
-                                                                result.dataset_source))
+                tags.update({"dataset.sha256": result.dataset_sha256, "dataset.name": result.dataset})
                 for name in [FILE_NAME, *sorted(result.artifacts)]:
                     client.log_artifact(run_id, str(outcome.output_dir / name))
-                self._log_table(run_id, result.rows)
+                tags.update(self._log_table(run_id, result.rows))
                 link_eval_dataset(client, self.tracking_uri, run_id, self._experiment(), result)
             if outcome.error:
                 client.log_text(run_id, outcome.error, "traceback.txt")
-                client.set_tag(run_id, "harness.error", (outcome.message or "")[:5000])
+                tags["harness.error"] = (outcome.message or "")[:5000]
+            self._log_batch(run_id, params=params, metrics=outcome.result.metrics if outcome.result else {},
+                            extra=self._run_facts(outcome), tags=tags)
+            if outcome.result is not None:
+                log_dataset_input(client, run_id, dataset_input(result.dataset, result.dataset_sha256,
+                                                                result.dataset_source))
         finally:
             client.set_terminated(run_id, status=outcome.status)
 
@@ -165,8 +170,7 @@ class MLflowTracker(Tracker):
             self.reopen_run(parent_id, tags)
 
     def reopen_run(self, run_id: str, tags: dict[str, str]) -> None:
-        for key, value in tags.items():
-            self._client.set_tag(run_id, key, value)
+        self._log_batch(run_id, params={}, metrics={}, extra={}, tags=tags)  # one write, not one a tag
         self._client.update_run(run_id, status="RUNNING")
 
     def has_run(self, run_id: str) -> bool:
@@ -259,30 +263,49 @@ class MLflowTracker(Tracker):
         return facts
 
     def _log_batch(self, run_id: str, params: dict[str, Any], metrics: dict[str, float],
-                   extra: dict[str, float]) -> None:
-        from mlflow.entities import Metric, Param
+                   extra: dict[str, float], tags: dict[str, str] | None = None) -> None:
+        """One ``log_batch`` call; MLflow's client splits it at the store's per-request limits."""
+        from mlflow.entities import Metric, Param, RunTag
 
         now = int(time.time() * 1000)
         param_list = [Param(key, str(value)[:_MAX_PARAM_VALUE]) for key, value in params.items()]
         metric_list = [Metric(metric_name(key), float(value), now, 0)
                        for key, value in {**metrics, **extra}.items() if value is not None]
-        for start in range(0, len(param_list), _MAX_PARAMS_PER_BATCH):
-            self._client.log_batch(run_id, params=param_list[start:start + _MAX_PARAMS_PER_BATCH])
-        for start in range(0, len(metric_list), _MAX_METRICS_PER_BATCH):
-            self._client.log_batch(run_id, metrics=metric_list[start:start + _MAX_METRICS_PER_BATCH])
+        tag_list = [RunTag(key, str(value)) for key, value in (tags or {}).items()]
+        self._client.log_batch(run_id, metrics=metric_list, params=param_list, tags=tag_list)
 
-    def _log_table(self, run_id: str, rows: list[dict[str, Any]]) -> None:
-        """The per-question table in MLflow's table format, viewable in the UI.
+    def _log_table(self, run_id: str, rows: list[dict[str, Any]]) -> dict[str, str]:
+        """Writes the per-question table in MLflow's table format, viewable in the UI; returns the tag
+        that lists it among the run's tables, for the job's batch ({} when it is listed already).
 
-        MLflow appends to a table the run already has; a run logged again (a race's next round
-        on a longer prefix of the same questions) gets only the questions its table lacks.
+        What ``MlflowClient.log_table`` writes (a DataFrame's ``to_json(orient="split")``, then the
+        ``mlflow.loggedArtifacts`` tag), done here so that the tag joins the job's one batch instead
+        of a write of its own, and a table is read once where MLflow's append read it again; tests
+        check the file and tag equal MLflow's. As MLflow does, a table the run already has is
+        appended to: a run logged again (a race's next round on a longer prefix of the same
+        questions) gets only the questions its table lacks.
         """
-        import pandas as pd
+        import io
 
-        logged = mlflow_runs.table_question_ids(self._client, run_id, _TABLE)
+        import pandas as pd
+        from mlflow.utils.mlflow_tags import MLFLOW_LOGGED_ARTIFACTS
+
+        text = mlflow_runs.logged_table(self._client, run_id, _TABLE)
+        logged = _question_ids(json.loads(text)) if text is not None else set()
         rows = [row for row in rows if row.get("question_id") not in logged]
-        if not rows and logged:
-            return
-        frame = pd.DataFrame([{k: ("|".join(map(str, v)) if isinstance(v, list) else v)
-                               for k, v in row.items()} for row in rows])
-        self._client.log_table(run_id, data=frame, artifact_file=_TABLE)
+        if rows or text is None:
+            frame = pd.DataFrame([{k: ("|".join(map(str, v)) if isinstance(v, list) else v)
+                                   for k, v in row.items()} for row in rows])
+            if text is not None:
+                frame = pd.concat([pd.read_json(io.StringIO(text), orient="split"), frame], ignore_index=True)
+            self._client.log_text(run_id, frame.to_json(orient="split", index=False, date_format="iso"), _TABLE)
+        # listed even when the table was there: a job's logging tried again after its batch failed
+        listed = json.loads(self._client.get_run(run_id).data.tags.get(MLFLOW_LOGGED_ARTIFACTS, "[]"))
+        entry = {"path": _TABLE, "type": "table"}
+        return {} if entry in listed else {MLFLOW_LOGGED_ARTIFACTS: json.dumps([*listed, entry])}
+
+
+def _question_ids(table: dict[str, Any]) -> set[str]:
+    """The question ids of a table in MLflow's format (``columns``, ``data``)."""
+    column = table["columns"].index("question_id") if "question_id" in table["columns"] else None
+    return set() if column is None else {str(row[column]) for row in table["data"]}

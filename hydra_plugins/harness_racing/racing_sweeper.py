@@ -59,7 +59,8 @@ class RacingSweeper(Sweeper):
             raise ValueError(f"racing: configurations must differ in what names their runs: {names}")
         dataset = instantiate(self.config.dataset)
         total = len(dataset.questions)
-        sizes = round_sizes(total, settings.first, settings.step, settings.max_rounds)
+        sizes = round_sizes(total, settings.first, settings.step, settings.max_rounds,
+                            float(settings.get("growth", 1.0)))
         race = None
         returns: List[Sequence[JobReturn]] = []
         survivors = list(range(len(jobs)))

@@ -34,6 +34,7 @@ class RaceSchema:
     seed: int = MISSING
     first: int = MISSING
     step: int = MISSING
+    growth: float = 1.0
     min_questions: int = MISSING
     max_rounds: int = MISSING
     alpha: float = MISSING
