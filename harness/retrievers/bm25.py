@@ -100,6 +100,12 @@ class BM25Retriever(Retriever):
         return [[(int(i), float(s)) for i, s in zip(row_ids, row_scores) if s > 0]
                 for row_ids, row_scores in zip(ids, scores)]
 
+    def index_bytes(self) -> int | None:
+        """The score matrix's arrays (sparse: data, indices, indptr); the vocabulary is left out."""
+        if self._index is None:
+            return None
+        return sum(int(value.nbytes) for value in self._index.scores.values() if hasattr(value, "nbytes"))
+
     def fingerprint(self) -> dict[str, Any]:
         return {"retriever": "bm25", "k1": self.k1, "b": self.b, "method": self.method,
                 "stemmer": self.stemmer_language, "stopwords": self.stopwords,

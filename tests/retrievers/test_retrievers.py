@@ -292,3 +292,14 @@ def test_corrupt_bm25_entry_is_replaced_on_disk(chunks, tmp_path):
     fresh = DiskCache(tmp_path)
     bm25().index(chunks, corpus_key(chunks), fresh)
     assert fresh.stats == {"bm25/hit": 1}
+
+
+def test_index_memory_of_each_retriever(chunks, dense, tmp_path):
+    sparse = bm25()
+    assert sparse.index_bytes() is None  # nothing built yet
+    sparse.index(chunks, corpus_key(chunks), DiskCache(tmp_path))
+    matrix = sparse._index.scores
+    assert sparse.index_bytes() == matrix["data"].nbytes + matrix["indices"].nbytes + matrix["indptr"].nbytes > 0
+    assert dense.index_bytes() == len(chunks) * 384 * 4  # exact search holds the float32 embeddings
+    hybrid = HybridRetriever(top_k=3, rrf_k=60, candidates=4, sparse=sparse, dense=dense)
+    assert hybrid.index_bytes() == sparse.index_bytes() + dense.index_bytes()
