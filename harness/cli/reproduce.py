@@ -2,9 +2,10 @@
 
     harness reproduce RUN [--tracking-uri sqlite:///mlflow.db] [OVERRIDE ...]
 
-RUN is an MLflow run id or name. The run's logged ``config.yaml`` holds the overrides it was
-composed with; they are composed again (plus any OVERRIDE given here, e.g. ``cache.enabled=false``
-or ``hydra.run.dir=...``) and run through the Python API, i.e. the same task and tracking as
+RUN is an MLflow run id or name: a single run, or one job of a sweep (that configuration alone is
+re-run, whatever mode its experiment preset sets). The run's logged ``config.yaml`` holds the
+overrides it was composed with; they are composed again (plus any OVERRIDE given here, e.g.
+``cache.enabled=false`` or ``hydra.run.dir=...``) and run through the Python API, i.e. the same task and tracking as
 ``harness``, into the same MLflow store. The new run is tagged ``harness.reproduces=<run id>``.
 Prints every metric of the original beside the new value and their difference, then where the
 new run's config differs from the logged one. Exit status 0 when every non-timing metric is
@@ -44,8 +45,9 @@ def main(argv: list[str]) -> int:
         print(f"harness reproduce: {err}", file=sys.stderr)
         return 2
     overrides = [o for o in logged["hydra"]["overrides"]["task"] if not o.startswith("tracking.tracking_uri=")]
-    # The re-run goes to the store the original was read from.
-    overrides += [f"tracking.tracking_uri='{cfg.tracking.tracking_uri}'", *args.overrides]
+    # The re-run goes to the store the original was read from; it is one run even when the run was
+    # one job of a sweep whose experiment preset sets hydra.mode=MULTIRUN (make run's demo_sweep).
+    overrides += [f"tracking.tracking_uri='{cfg.tracking.tracking_uri}'", "hydra.mode=RUN", *args.overrides]
     print(f"Reproducing run {original.run_id} ({original.name}) with: {' '.join(overrides)}")
 
     from harness.cli.api import evaluate

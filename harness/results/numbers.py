@@ -42,3 +42,8 @@ def column_decimals(figures: list[tuple[float | None, float | None, float | None
     """One precision for a column of (value, low, high): the finest any of its intervals supports."""
     found = [decimals(*figure) for figure in figures if figure[0] is not None]
     return max(found, default=0)
+
+
+def fixed(value: float | None, places: int) -> str:
+    """``value`` with ``places`` decimals (a column's :func:`column_decimals`); ``-`` for None."""
+    return "-" if value is None else f"{value:.{places}f}"

@@ -98,6 +98,12 @@ class Front:
                    settings=data.get("settings", {}))
 
 
+def recorded_figure(run: dict[str, Any], key: str) -> tuple[float | None, float | None, float | None]:
+    """(value, low, high) of a run of :meth:`Front.to_dict` on ``quality`` or an axis's name."""
+    found = run["quality"] if key == "quality" else run["axes"][key]
+    return found["value"], found["low"], found["high"]
+
+
 def compute_front(tables: dict[str, list[dict[str, Any]]], infos: dict[str, dict[str, Any]], primary: MetricSpec,
                   champion: str, relations: Relations, axes: list[Axis], resampling: Resampling,
                   min_ratio: float) -> Front:

@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.results.numbers import column_decimals
-from harness.stats.front import Front
+from harness.results.numbers import column_decimals, fixed
+from harness.stats.front import Front, recorded_figure
 from harness.tracking.base import Tracker
 
 FRONT_FILE = "front.json"
@@ -72,10 +72,10 @@ def front_lines(record: dict[str, Any], quality_label: str, width: int) -> list[
     members = [run for run in record["runs"] if run["front"]]
     axes = record["axes"]
     columns = [("quality", quality_label), *((axis["name"], axis["name"]) for axis in axes)]
-    figures = {key: [_figure(run, key) for run in members] for key, _ in columns}
+    figures = {key: [recorded_figure(run, key) for run in members] for key, _ in columns}
     places = {key: column_decimals(values) for key, values in figures.items()}
     rows = [[record["short"][run["name"]],
-             *(_fixed(figures[key][i][0], places[key]) for key, _ in columns), record["reasons"][run["name"]]]
+             *(fixed(figures[key][i][0], places[key]) for key, _ in columns), record["reasons"][run["name"]]]
             for i, run in enumerate(members)]
     level = round(100 * (1 - record["settings"]["alpha"]))
     dominated = len(record["runs"]) - len(members)
@@ -87,12 +87,3 @@ def front_lines(record: dict[str, Any], quality_label: str, width: int) -> list[
     if units:
         lines.append(f"  ({units})")
     return lines
-
-
-def _figure(run: dict[str, Any], key: str) -> tuple[float | None, float | None, float | None]:
-    found = run["quality"] if key == "quality" else run["axes"][key]
-    return found["value"], found["low"], found["high"]
-
-
-def _fixed(value: float | None, places: int) -> str:
-    return "-" if value is None else f"{value:.{places}f}"
