@@ -202,7 +202,8 @@ def side_by_side(inputs: ReportInputs, short: dict[str, str]) -> str | None:
     shared = [qid for qid in a if qid in b and (a[qid].get("answer") is not None or b[qid].get("answer") is not None)]
     if not shared:
         return None
-    headers = ["question", "gold", *(Cell(f"{part}: {short.get(n, n)}", run=n) for n in names for part in ("answer", "f1"))]
+    headers = ["question", "gold",
+               *(Cell(f"{part}: {short.get(n, n)}", run=n) for n in names for part in ("answer", "f1"))]
     return table(headers, [[Cell(f"{q}: {a[q].get('question', '')}", question=q, long=True),
                             Cell(" | ".join(a[q].get("gold_answers") or []), long=True),
                             *(value for side in (a[q], b[q]) for value in

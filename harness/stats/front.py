@@ -121,8 +121,15 @@ def compute_front(tables: dict[str, list[dict[str, Any]]], infos: dict[str, dict
     sign = 1.0 if primary.direction == "higher" else -1.0
     quality = {name: _quality(tables[name], primary.name, resampling) for name in names}
 
+    moves: dict[tuple[str, str, str], int] = {}
+
     def lower(axis: Axis, a: str, b: str) -> int:  # -1: b lower than a beyond noise, +1 higher
-        return compare_on_axis(axis, data[a][axis.name], data[b][axis.name], resampling, min_ratio)
+        if (axis.name, b, a) in moves:  # the same resampled questions, the interval mirrored
+            return -moves[(axis.name, b, a)]
+        if (axis.name, a, b) not in moves:
+            moves[(axis.name, a, b)] = compare_on_axis(axis, data[a][axis.name], data[b][axis.name], resampling,
+                                                       min_ratio)
+        return moves[(axis.name, a, b)]
 
     def dominates(b: str, a: str) -> bool:
         if relations[(a, b)] < 0:
@@ -130,7 +137,11 @@ def compute_front(tables: dict[str, list[dict[str, Any]]], infos: dict[str, dict
         moves = [lower(axis, a, b) for axis in axes]
         return all(move <= 0 for move in moves) and (relations[(a, b)] > 0 or any(move < 0 for move in moves))
 
-    order = sorted(names, key=lambda n: (n != champion, np.inf if quality[n].value is None else -sign * quality[n].value))
+    def rank(name: str) -> tuple:  # the champion first, then by quality
+        value = quality[name].value
+        return name != champion, np.inf if value is None else -sign * value
+
+    order = sorted(names, key=rank)
     runs = []
     for name in order:
         dominators = [other for other in order if other != name and dominates(other, name)]

@@ -41,7 +41,7 @@ class FrontSettings:
 
 
 def _axis(spec: dict[str, Any], where: str) -> Axis:
-    spec = dict(spec)
+    spec = {key: value for key, value in dict(spec).items() if value is not None}  # null: the Axis default
     spec["metrics"] = tuple(spec.get("metrics") or ())
     try:
         return Axis(**spec)

@@ -47,7 +47,8 @@ def inputs(tmp_path: Path) -> ReportInputs:
     runs = {name: {m: sum(r[m] for r in rows) / len(rows) for m in METRICS[:2]} | {METRICS[2]: 12.5}
             | {m: 1234.5678 for m in WIDE} for name, rows in tables.items()}
     order = sorted(runs, key=lambda n: -runs[n][METRICS[0]])
-    return ReportInputs(title="a sweep of 9 runs", runs={n: runs[n] for n in order}, tables=tables, headline=METRICS + WIDE,
+    return ReportInputs(title="a sweep of 9 runs", runs={n: runs[n] for n in order}, tables=tables,
+                        headline=METRICS + WIDE,
                         stats_csv=report.to_csv(), stats_png=report.plot(tmp_path / "stats.png").read_bytes(),
                         labels={METRICS[0]: "ndcg@5", METRICS[1]: "f1", METRICS[2]: "ctx_delta"},
                         legend=["ndcg@5 = retrieval/ndcg_at_5 (nDCG, 0-1)"], champion=report.champion, front=front,

@@ -111,7 +111,8 @@ def test_run_level_axes_compare_by_ratio_and_per_question_axes_by_paired_bootstr
     resampling = Resampling(200, 0.05, 0, 5)
     assert compare_on_axis(memory, 100.0, 124.0, resampling, 1.25) == 0
     assert compare_on_axis(memory, 100.0, 125.0, resampling, 1.25) == 1
-    assert compare_on_axis(memory, 0.0, 0.0, resampling, 1.25) == 0 and compare_on_axis(memory, 5.0, 0.0, resampling, 1.25) == -1
+    assert compare_on_axis(memory, 0.0, 0.0, resampling, 1.25) == 0
+    assert compare_on_axis(memory, 5.0, 0.0, resampling, 1.25) == -1
     a = {f"q{i}": 1.0 for i in range(4)}
     assert compare_on_axis(COST, a, {q: 0.1 for q in a}, resampling, 1.25) == 0  # 4 < min_questions
 

@@ -30,12 +30,12 @@ class FrontAxisSchema:
 
     name: str = MISSING
     metrics: List[str] = field(default_factory=list)  # per-question keys, the first a question has
-    statistic: str = "mean"  # mean | p50 | p95 ...
-    scale: float = 1.0
-    unit: str = ""
+    statistic: Optional[str] = None  # mean (null) | p50 | p95 ...
+    scale: Optional[float] = None  # null: 1
+    unit: Optional[str] = None
     info: Optional[str] = None  # a run-level figure of the run's info instead of per-question values
     unless: Optional[str] = None  # used only when the axis of that name is left out
-    better: str = "lower"  # the word for a run lower on the axis (cheaper, faster at p95)
+    better: str = MISSING  # the word for a run lower on the axis (cheaper, faster at p95)
 
 
 @dataclass
