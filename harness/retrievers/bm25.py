@@ -121,6 +121,12 @@ class BM25Retriever(Retriever):
                             for query, row_ids, row_scores in zip(todo, ids, scores))
         return [list(searched[query]) for query in queries]
 
+    def index_bytes(self) -> int | None:
+        """The score matrix's arrays (sparse: data, indices, indptr); the vocabulary is left out."""
+        if self._index is None:
+            return None
+        return sum(int(value.nbytes) for value in self._index.scores.values() if hasattr(value, "nbytes"))
+
     def fingerprint(self) -> dict[str, Any]:
         return {"retriever": "bm25", "k1": self.k1, "b": self.b, "method": self.method,
                 "stemmer": self.stemmer_language, "stopwords": self.stopwords,

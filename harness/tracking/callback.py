@@ -301,7 +301,7 @@ def _brief(config: DictConfig) -> bool:
 def _report(summaries: list[dict], config: DictConfig, tracker, title: str,
             extra_columns: list[str] = ()) -> Leaderboard:
     board = Leaderboard.from_summaries(summaries, [*config.report.headline, *extra_columns])
-    brief = _brief(config) and len(summaries) > 1  # a single run's table is already one screen
+    brief = _brief(config)  # a single run's table too: one renderer, legend and width rule for both
     if brief:
         board.print_brief(title)
     else:

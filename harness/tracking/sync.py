@@ -17,11 +17,12 @@ from harness.results.records import RunResult
 from harness.tracking import sweep
 from harness.tracking.base import Tracker
 from harness.tracking.champion import log_champion, read_champion
+from harness.tracking.front import FRONT_FILE, log_front, read_front
 from harness.tracking.leaderboard import Leaderboard
 from harness.tracking.outcome import JobInfo, JobOutcome
 
 # Files the end of a sweep leaves in its folder and attaches to the parent run.
-SWEEP_FILES = ("power_plan.txt", "stats.csv", "stats_verdicts.csv", "stats.png", "stats_not_computed.txt")
+SWEEP_FILES = ("power_plan.txt", "stats.csv", "stats_verdicts.csv", "stats.png", "stats_not_computed.txt", FRONT_FILE)
 
 
 @dataclass
@@ -63,6 +64,7 @@ def sync_sweep(sweep_dir: Path, tracker: Tracker, headline: list[str]) -> SyncRe
     if not state.get("sweep_end_logged"):
         tracker.log_files(report.parent_id, [sweep_dir / name for name in SWEEP_FILES if (sweep_dir / name).exists()])
         log_champion(read_champion(sweep_dir), summaries, tracker, report.parent_id)
+        log_front(read_front(sweep_dir), summaries, tracker, report.parent_id)
         failed = sum(s["status"] != "FINISHED" for s in summaries)
         tracker.end_sweep(report.parent_id, Leaderboard.from_summaries(summaries, headline),
                           jobs=len(summaries), failed=failed)

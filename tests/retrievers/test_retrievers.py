@@ -330,3 +330,14 @@ def test_bm25_searches_a_query_once_per_index_with_the_same_results(chunks, tmp_
     alone = bm25()
     alone.index(fewer, corpus_key(fewer), DiskCache(tmp_path / "c"))
     assert kept.search(queries) == alone.search(queries)
+
+
+def test_index_memory_of_each_retriever(chunks, dense, tmp_path):
+    sparse = bm25()
+    assert sparse.index_bytes() is None  # nothing built yet
+    sparse.index(chunks, corpus_key(chunks), DiskCache(tmp_path))
+    matrix = sparse._index.scores
+    assert sparse.index_bytes() == matrix["data"].nbytes + matrix["indices"].nbytes + matrix["indptr"].nbytes > 0
+    assert dense.index_bytes() == len(chunks) * 384 * 4  # exact search holds the float32 embeddings
+    hybrid = HybridRetriever(top_k=3, rrf_k=60, candidates=4, sparse=sparse, dense=dense)
+    assert hybrid.index_bytes() == sparse.index_bytes() + dense.index_bytes()
