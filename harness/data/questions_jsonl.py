@@ -43,6 +43,14 @@ def _markdown_title(text: str) -> str:
     return ""
 
 
+def load_document_folder(name: str, documents: str, extensions: list[str] | None = None) -> Dataset:
+    """A folder of documents and no questions: the corpus ``harness synth`` writes a question set from."""
+    folder = Path(documents)
+    docs, files = load_documents(folder, list(extensions or [".md", ".markdown", ".txt"]))
+    return Dataset(name=name, documents=tuple(docs), questions=(), sha256=sha256_of_files(folder, files),
+                   source=str(folder.resolve()))
+
+
 def load_questions_jsonl(name: str, questions: str, documents: str,
                          extensions: list[str] | None = None) -> Dataset:
     """Loads and validates the dataset; every malformed record is reported with file and line."""
@@ -75,14 +83,19 @@ def _parse_question(record: dict, path: Path, line: int, problems: ProblemList,
     needle = values["needle_doc_id"]
     if needle is not None and needle not in doc_ids:
         problems.add(path, line, f"field 'needle_doc_id': no document '{needle}' in the documents folder")
+    # More gold documents than the needle (a question that needs two passages, e.g. from harness synth).
+    needles = field_value(record, "needle_doc_ids", list, path, line, problems, required=False) or []
+    for index, doc_id in enumerate(needles):
+        if not isinstance(doc_id, str) or doc_id not in doc_ids:
+            problems.add(path, line, f"field 'needle_doc_ids[{index}]': no document {doc_id!r} in the documents folder")
     criteria = _parse_criteria(record, path, line, problems)
     if len(problems.problems) > before:
         return None
-    known = set(REQUIRED_STR_FIELDS) | set(OPTIONAL_STR_FIELDS) | {"key_facts", "answer_criteria"}
+    known = set(REQUIRED_STR_FIELDS) | set(OPTIONAL_STR_FIELDS) | {"key_facts", "answer_criteria", "needle_doc_ids"}
     return Question(
         id=values["id"],
         text=values["question"],
-        relevant={needle: 1} if needle else {},
+        relevant={doc_id: 1 for doc_id in [*([needle] if needle else []), *needles]},
         key_facts=tuple(facts),
         ground_truth=values["ground_truth"],
         answers=(values["ground_truth"],),

@@ -19,6 +19,15 @@ class QuestionsJsonlDatasetSchema(TargetSchema):
 
 
 @dataclass
+class DocumentsDatasetSchema(TargetSchema):
+    """A folder of documents and no questions (what ``harness synth`` writes questions from)."""
+
+    name: str = MISSING
+    documents: str = MISSING
+    extensions: List[str] = MISSING
+
+
+@dataclass
 class BeirDatasetSchema(TargetSchema):
     name: str = MISSING
     path: str = MISSING
@@ -87,4 +96,4 @@ class HfDatasetSchema(SubsetSchema):
 
 
 OPTIONS = {"questions_jsonl": QuestionsJsonlDatasetSchema, "beir": BeirDatasetSchema, "squad": SquadDatasetSchema,
-           "flashrag": FlashragDatasetSchema, "hf": HfDatasetSchema}
+           "flashrag": FlashragDatasetSchema, "hf": HfDatasetSchema, "documents": DocumentsDatasetSchema}
