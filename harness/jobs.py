@@ -78,6 +78,8 @@ def build_job(cfg: DictConfig, built: dict[tuple[str, str], Any] | None = None) 
         return made
 
     dataset = part("dataset", lambda: instantiate(cfg.dataset), cfg.dataset)
+    if dataset is not None and not dataset.questions:  # dataset=documents: a corpus to write questions from
+        dataset = part("dataset", lambda: _no_questions(dataset))
     race = cfg.get("race")
     if dataset is not None and race is not None and race.questions is not None:  # a round of a race
         dataset = part("race", lambda: first_questions(dataset, race.questions, race.seed, race.stratify))
@@ -165,6 +167,11 @@ def sweep_job_overrides(config: DictConfig) -> list[list[str]]:
     arguments = [f"{key}={value}" for key, value in params.items()] + list(config.hydra.overrides.task)
     parsed = OverridesParser.create().parse_overrides(arguments)
     return [list(job) for batch in BasicSweeper.split_arguments(parsed, None) for job in batch]
+
+
+def _no_questions(dataset: Dataset):
+    raise ValueError(f"dataset '{dataset.name}' has no questions to score (write some from its documents with "
+                     f"`harness synth`, then score them with dataset=questions_jsonl)")
 
 
 def _root_cause(err: BaseException) -> str:

@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from harness.cli.compose import compose
+from harness.cli.sweep import run_from_config
 from harness.cli.synth import compose_synth, main, synth_from_config
 from harness.data.questions_jsonl import load_questions_jsonl
+from harness.jobs import JobNotValid
 from tests.conftest import TINY
 
 # Seed 7's order of the tiny corpus's four documents, each asked about a number with its unit (the
@@ -61,3 +66,15 @@ def test_the_same_seed_writes_the_same_file_and_another_seed_another_one(tiny, t
     assert [line["needle_doc_id"] for line in first.lines] == ["limits", "auth", "database"]
     assert [line["needle_doc_id"] for line in other.lines] == ["cache", "database", "limits"]
     assert other.lines[1]["question"] == "The platform accepts how many concurrent connections at the edge?"
+
+
+def test_the_set_is_scored_like_any_other_and_the_bare_documents_are_not(tiny, tmp_path):
+    made = synth_from_config(compose_synth("cloze", [*tiny, "seed=7"]), 4, tmp_path / "s.jsonl")
+    run = [f"cache.dir={tmp_path / 'cache'}", "tracking=none", "metrics=[retrieval]", "chunker=none"]
+    result = run_from_config(compose(["dataset=questions_jsonl", f"dataset.questions={made.path}",
+                                      f"dataset.documents={TINY / 'docs'}", *run]))
+    # Each cloze question all but repeats its sentence: BM25 ranks its document first.
+    assert [row["gold_rank"] for row in result.rows] == [1, 1, 1, 1]
+    assert result.metrics["retrieval/mrr"] == 1.0 and result.dataset_source == str(made.path.resolve())
+    with pytest.raises(JobNotValid, match="dataset 'documents' has no questions to score"):
+        run_from_config(compose(["dataset=documents", f"dataset.documents={TINY / 'docs'}", *run]))

@@ -7,7 +7,7 @@ import json
 
 from hydra.utils import instantiate
 
-from harness.cli.synth import synth
+from harness.api import synth
 from tests.conftest import TINY
 
 
