@@ -104,10 +104,11 @@ class Synthesizer:
         kept_vectors = None
         for groups, quota in streams:
             goal = n if quota is None else len(outcome.kept) + quota
-            for start in range(0, len(groups), settings.batch_size):
-                if len(outcome.kept) >= goal or outcome.stopped:
-                    break
-                batch = groups[start:start + settings.batch_size]
+            start = 0
+            while start < len(groups) and len(outcome.kept) < goal and not outcome.stopped:
+                # No more passages than questions still wanted: the set is the same whatever the batches.
+                batch = groups[start:start + min(settings.batch_size, goal - len(outcome.kept))]
+                start += len(batch)
                 kept_vectors = self._batch(batch, outcome, goal, apply, kept_vectors)
         return outcome
 
