@@ -170,21 +170,24 @@ def report(item: Corpus, sets: dict[str, list[Question]], rows, args) -> list[di
         lines.append({"corpus": item.name, "set": label, "n": len(questions), "tau": found.tau, "tau_p": found.tau_p,
                       "pairs": found.pairs, "agreeing": found.agreeing, "agreement": found.agreement,
                       "opposed": found.opposed, "decisive_in_reference": found.decisive,
+                      "decisive_agreeing": found.decisive_agreeing,
                       "shift": found.shift, "abs_shift": found.abs_shift,
                       "means": {k: [round(a, 4), round(b, 4)] for k, (a, b) in found.means.items()}})
     return lines
 
 
 def print_table(lines: list[dict], metric: str) -> None:
-    print(f"\n| set | n | Kendall tau | verdicts agreeing | opposite | mean {metric} shift | mean abs shift |")
-    print("|---|---|---|---|---|---|---|")
+    print(f"\n| set | n | Kendall tau | verdicts agreeing | of the reference's decisive ones | opposite "
+          f"| mean {metric} shift | mean abs shift |")
+    print("|---|---|---|---|---|---|---|---|")
     for line in lines:
         if "tau" not in line:
-            print(f"| {line['set']} | {line['n']} | - | - | - | - | - |")
+            print(f"| {line['set']} | {line['n']} | - | - | - | - | - | - |")
             continue
         tau = "n/a" if line["tau"] is None else f"{line['tau']:.3f}"
         print(f"| {line['set']} | {line['n']} | {tau} | {line['agreeing']}/{line['pairs']} = {line['agreement']:.2f} "
-              f"| {line['opposed']} | {line['shift']:+.3f} | {line['abs_shift']:.3f} |")
+              f"| {line['decisive_agreeing']}/{line['decisive_in_reference']} | {line['opposed']} "
+              f"| {line['shift']:+.3f} | {line['abs_shift']:.3f} |")
 
 
 def main() -> None:

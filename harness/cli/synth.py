@@ -89,9 +89,9 @@ def synth_from_config(cfg, questions: int, out: str | Path) -> SyntheticSet:
     except BaseException:  # what was kept before the failure is not lost
         if synthesizer.outcome is not None and synthesizer.outcome.kept:
             synthesizer.outcome.stopped = synthesizer.outcome.stopped or "stopped by an error (see below)"
-            _write(synthesizer.outcome, settings, tools, dataset, chunker, Path(out))
+            _write(synthesizer.outcome, settings, tools, dataset, chunker, Path(out), cfg)
         raise
-    made = _write(outcome, settings, tools, dataset, chunker, Path(out))
+    made = _write(outcome, settings, tools, dataset, chunker, Path(out), cfg)
     made.documents = cfg.dataset.get("documents")
     if not outcome.complete:
         raise IncompleteSet(f"{outcome.shortfall()}; the {len(made.lines)} made are in {made.path}", made)
@@ -126,12 +126,16 @@ def _tools(cfg, settings, dataset, chunker, cache):
                  prompt=instantiate(cfg.prompt), retriever=retriever)
 
 
-def _write(outcome, settings, tools, dataset, chunker, out: Path) -> SyntheticSet:
+def _write(outcome, settings, tools, dataset, chunker, out: Path, cfg) -> SyntheticSet:
+    from omegaconf import OmegaConf
+
+    from harness.synth.dataset import corpus_config
     from harness.synth.output import question_line, summary, write_set
 
     lines = [question_line(number, scored, settings, tools, dataset.name)
              for number, scored in enumerate(outcome.kept, start=1)]
-    facts = summary(outcome, settings, tools, dataset.name, chunker.fingerprint())
+    corpus = corpus_config(OmegaConf.to_container(cfg.dataset, resolve=True))
+    facts = summary(outcome, settings, tools, dataset.name, chunker.fingerprint(), corpus)
     return SyntheticSet(path=write_set(out, lines, facts), lines=lines, summary=facts)
 
 
@@ -156,9 +160,9 @@ def main(argv: list[str]) -> int:
         return 2
     print_summary(made)
     print(f"Wrote {len(made.lines)} questions to {made.path} (summary: {made.path}.summary.json)")
-    if made.documents:
-        print(f"Score it: harness -m dataset=questions_jsonl dataset.questions={made.path} "
-              f"dataset.documents={made.documents}")
+    print(f"Score it: harness -m dataset=synthetic dataset.questions={made.path}"
+          + (f"  (or dataset=questions_jsonl dataset.questions={made.path} dataset.documents={made.documents})"
+             if made.documents else ""))
     return 0
 
 

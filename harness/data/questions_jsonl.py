@@ -57,14 +57,23 @@ def load_questions_jsonl(name: str, questions: str, documents: str,
     questions_path = require_file(Path(questions), "questions file")
     docs_folder = Path(documents)
     docs, doc_files = load_documents(docs_folder, list(extensions or [".md", ".markdown", ".txt"]))
-    doc_ids = {doc.id for doc in docs}
-    problems = ProblemList()
-    parsed = parse_jsonl(questions_path, problems, lambda record, line: _parse_question(
-        record, questions_path, line, problems, doc_ids), "questions")
-    problems.raise_if_any(f"dataset '{name}'")
+    parsed = read_questions(questions_path, {doc.id for doc in docs}, name)
     digest = sha256_of_files(docs_folder, doc_files, extra=[questions_path])
     return Dataset(name=name, documents=tuple(docs), questions=tuple(parsed), sha256=digest,
                    source=str(questions_path.resolve()))
+
+
+def read_questions(path: Path, doc_ids: set[str], name: str) -> list[Question]:
+    """The questions of a questions.jsonl file whose gold documents are among ``doc_ids``.
+
+    Raises:
+        DatasetError: naming every malformed record's file, line and field.
+    """
+    problems = ProblemList()
+    parsed = parse_jsonl(path, problems, lambda record, line: _parse_question(record, path, line, problems, doc_ids),
+                         "questions")
+    problems.raise_if_any(f"dataset '{name}'")
+    return parsed
 
 
 def _parse_question(record: dict, path: Path, line: int, problems: ProblemList,

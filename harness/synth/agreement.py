@@ -27,6 +27,7 @@ class Agreement:
         agreeing: pairs whose verdict (-1 worse, 0 tied, +1 better) is the same on both sets.
         opposed: pairs one set finds better and the other worse.
         decisive: pairs the first set finds better or worse.
+        decisive_agreeing: of those, the pairs the second set gives the same verdict.
         shift: mean over configurations of (second mean - first mean).
         abs_shift: mean of |second mean - first mean|.
         means: configuration -> (first mean, second mean).
@@ -38,6 +39,7 @@ class Agreement:
     agreeing: int
     opposed: int
     decisive: int
+    decisive_agreeing: int
     shift: float
     abs_shift: float
     means: dict[str, tuple[float, float]]
@@ -87,6 +89,7 @@ def agreement(first: Tables, second: Tables, metric: str, stats) -> Agreement:
         tau_p=None if math.isnan(tau.pvalue) else float(tau.pvalue),
         pairs=len(one), agreeing=sum(one[pair] == two[pair] for pair in one),
         opposed=sum(one[pair] * two[pair] == -1 for pair in one), decisive=sum(one[pair] != 0 for pair in one),
+        decisive_agreeing=sum(one[pair] != 0 and one[pair] == two[pair] for pair in one),
         shift=sum(differences) / len(differences), abs_shift=sum(abs(d) for d in differences) / len(differences),
         means=means)
 

@@ -46,13 +46,15 @@ def question_line(number: int, scored: Scored, settings: SynthSettings, tools: T
     return line
 
 
-def summary(outcome: Outcome, settings: SynthSettings, tools: Tools, dataset: str, chunker: dict) -> dict[str, Any]:
-    """What was asked and made, what each filter removed, and how the set was made."""
+def summary(outcome: Outcome, settings: SynthSettings, tools: Tools, dataset: str, chunker: dict,
+            corpus: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What was asked and made, what each filter removed, and how the set was made; ``corpus``: the
+    dataset config the documents came from (``dataset=synthetic`` loads the set over it)."""
     writes = outcome.writes
     return {
         "kind": settings.kind, "asked": outcome.asked, "made": len(outcome.kept), "complete": outcome.complete,
         "stopped": None if outcome.complete else outcome.shortfall(),
-        "dataset": dataset, "chunker": chunker, "seed": settings.seed,
+        "dataset": dataset, "corpus": corpus, "chunker": chunker, "seed": settings.seed,
         "model": settings.writer.model(tools), "prompt_sha256": settings.writer.prompt_sha256(),
         "answer_model": getattr(tools.generator, "model", None) if getattr(tools.generator, "enabled", False) else None,
         "passages": outcome.passages, "pairs": outcome.pairs, "passage_groups_tried": outcome.tried,

@@ -37,10 +37,11 @@ def test_the_same_order_agrees_and_the_reverse_is_opposite(stats):
     assert verdicts(tables({"a": 0.5, "b": 0.5, "c": 0.5}), stats) == {("a", "b"): 0, ("a", "c"): 0, ("b", "c"): 0}
     assert verdicts(human, stats) == {("a", "b"): 1, ("a", "c"): 1, ("b", "c"): 1}
     same = agreement(human, tables({"a": 0.5, "b": 0.8, "c": 1.1}), METRIC, stats)
-    assert (same.tau, same.agreement, same.opposed, same.decisive) == (pytest.approx(1.0), 1.0, 0, 3)
+    assert (same.tau, same.agreement, same.opposed, same.decisive, same.decisive_agreeing) == (
+        pytest.approx(1.0), 1.0, 0, 3, 3)
     assert same.shift == pytest.approx(0.3) and same.abs_shift == pytest.approx(0.3)
     reverse = agreement(human, tables({"a": 0.8, "b": 0.5, "c": 0.2}), METRIC, stats)
-    assert (reverse.tau, reverse.agreeing, reverse.opposed) == (pytest.approx(-1.0), 0, 3)
+    assert (reverse.tau, reverse.agreeing, reverse.opposed, reverse.decisive_agreeing) == (pytest.approx(-1.0), 0, 3, 0)
     assert reverse.means == {"a": (pytest.approx(0.2), pytest.approx(0.8)), "b": (pytest.approx(0.5), pytest.approx(0.5)),
                              "c": (pytest.approx(0.8), pytest.approx(0.2))}
 

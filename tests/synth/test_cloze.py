@@ -76,5 +76,8 @@ def test_the_set_is_scored_like_any_other_and_the_bare_documents_are_not(tiny, t
     # Each cloze question all but repeats its sentence: BM25 ranks its document first.
     assert [row["gold_rank"] for row in result.rows] == [1, 1, 1, 1]
     assert result.metrics["retrieval/mrr"] == 1.0 and result.dataset_source == str(made.path.resolve())
+    # dataset=synthetic finds the documents through the set's summary.
+    again = run_from_config(compose(["dataset=synthetic", f"dataset.questions={made.path}", *run]))
+    assert again.rows == result.rows
     with pytest.raises(JobNotValid, match="dataset 'documents' has no questions to score"):
         run_from_config(compose(["dataset=documents", f"dataset.documents={TINY / 'docs'}", *run]))

@@ -28,6 +28,14 @@ class DocumentsDatasetSchema(TargetSchema):
 
 
 @dataclass
+class SyntheticDatasetSchema(TargetSchema):
+    """A set ``harness synth`` wrote, over the corpus its summary names."""
+
+    name: str = MISSING
+    questions: str = MISSING
+
+
+@dataclass
 class BeirDatasetSchema(TargetSchema):
     name: str = MISSING
     path: str = MISSING
@@ -96,4 +104,5 @@ class HfDatasetSchema(SubsetSchema):
 
 
 OPTIONS = {"questions_jsonl": QuestionsJsonlDatasetSchema, "beir": BeirDatasetSchema, "squad": SquadDatasetSchema,
-           "flashrag": FlashragDatasetSchema, "hf": HfDatasetSchema, "documents": DocumentsDatasetSchema}
+           "flashrag": FlashragDatasetSchema, "hf": HfDatasetSchema, "documents": DocumentsDatasetSchema,
+           "synthetic": SyntheticDatasetSchema}
