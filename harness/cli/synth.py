@@ -11,7 +11,8 @@ FILE.partial and exits 1. Arguments with ``=`` are Hydra overrides of the root c
 ``chunker``, ``retriever`` (the round-trip filter's), ``generator`` (``--kind llm`` uses
 generator=local, the embedded SmolLM2, unless one is named), ``prompt`` and ``synth.*``
 (conf/synth/: ``synth.filters.roundtrip.enabled=false``, ``synth.writer.multi_hop=0.2``, ``seed=3``).
-Score the set like any other: ``harness -m dataset=questions_jsonl dataset.questions=FILE dataset.documents=DOCS``.
+Score the set like any other, over the corpus it was written from: ``harness -m dataset=synthetic
+dataset.questions=FILE`` (or ``dataset=questions_jsonl dataset.questions=FILE dataset.documents=DOCS``).
 """
 
 from __future__ import annotations
