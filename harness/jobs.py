@@ -93,6 +93,8 @@ def build_job(cfg: DictConfig, built: dict[tuple[str, str], Any] | None = None, 
         return made
 
     dataset = part("dataset", lambda: instantiate(cfg.dataset), cfg.dataset)
+    if dataset is not None and not dataset.questions:  # dataset=documents: a corpus to write questions from
+        dataset = part("dataset", lambda: _no_questions(dataset))
     race = cfg.get("race")
     if dataset is not None and race is not None and race.questions is not None:  # a round of a race
         dataset = part("race", lambda: first_questions(dataset, race.questions, race.seed, race.stratify))
@@ -185,6 +187,11 @@ def _this_sweep(sweep: str) -> None:
 def _resolved(node) -> str:
     """A part's config, resolved, as a key (JSON: a third of the time YAML took)."""
     return json.dumps(OmegaConf.to_container(node, resolve=True, enum_to_str=True), sort_keys=True, default=str)
+
+
+def _no_questions(dataset: Dataset):
+    raise ValueError(f"dataset '{dataset.name}' has no questions to score (write some from its documents with "
+                     f"`harness synth`, then score them with dataset=questions_jsonl)")
 
 
 def _root_cause(err: BaseException) -> str:
