@@ -6,6 +6,7 @@ or ``dominated by <short name>``."""
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +82,11 @@ def front_lines(record: dict[str, Any], quality_label: str, width: int) -> list[
              f"dominated: another as good on {quality_label}, cheaper or faster)"]
     lines += plain_table(["run", *(label for _, label in columns)], rows, [False, *[True] * len(columns)], width,
                          shrink=0)
-    units = "; ".join(f"{axis['name']}: {axis['unit']}" for axis in axes if axis["unit"])
-    lines += [f"  ({units})"] if units else []
+    by_unit: dict[str, list[str]] = {}
+    for axis in axes:
+        if axis["unit"]:
+            by_unit.setdefault(axis["unit"], []).append(axis["name"])
+    units = "; ".join(f"{', '.join(names)}: {unit}" for unit, names in by_unit.items())
+    lines += textwrap.wrap(f"({units})", width - 2, initial_indent="  ", subsequent_indent="   ") if units else []
     lines += [f"{record['short'][run['name']]}: {record['reasons'][run['name']]}" for run in members]
     return lines
