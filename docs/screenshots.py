@@ -30,7 +30,13 @@ SHOOT = ROOT / "tests" / "browser" / "screenshot.js"
 MAX_BYTES = 300_000
 # MLflow 3's UI opens its assistant beside every page: closed for the picture.
 ASSISTANT_CLOSE = 'button[aria-label="Close"]'
-# The end of the sweep's console output: from the leaderboard's title to the results' command.
+# The run list: the sidebar folded, the sweep's parent opened onto its children, the tag harness.front
+# added as a column.
+SIDEBAR = 'button[aria-label="Toggle sidebar"]'
+EXPAND_PARENT = 'button[data-component-id*="runnamecellrenderer"]'
+COLUMNS = '[data-testid="column-selection-dropdown"]'
+# The end of the sweep's console output: from the leaderboard's title (after the last of its 9 jobs,
+# "#8 : ...") to the results' command.
 CONSOLE_FROM, CONSOLE_TO = "demo: 9 runs", "Open the results:"
 
 
@@ -50,7 +56,7 @@ def main(argv: list[str]) -> int:
     subprocess.run([sys.executable, "-m", "harness", "report", str(work / "sweep"), "--html", str(report),
                     "--tracking-uri", store], check=True, env=_env())
     shoot(report.as_uri(), IMAGES / "report.png", 1280, 1000)
-    shoot(report.as_uri(), IMAGES / "report-question.png", 1280, 900, click="a.q")  # the first worst answer
+    shoot(report.as_uri(), IMAGES / "report-question.png", 1280, 900, steps="a.q")  # the first worst answer
     mlflow_pictures(work, store)
     for path in sorted(IMAGES.glob("*.png")):
         print(f"{path.relative_to(ROOT)}: {path.stat().st_size // 1000} KB")
@@ -74,7 +80,8 @@ def console_picture(log: Path, svg: Path, png: Path) -> None:
     from rich.text import Text
 
     lines = log.read_text().splitlines()
-    start = max(i for i, line in enumerate(lines) if line.startswith(CONSOLE_FROM))
+    last_job = max(i for i, line in enumerate(lines) if "#8 : " in line)
+    start = next(i for i in range(last_job, len(lines)) if lines[i].startswith(CONSOLE_FROM))
     end = next(i for i in range(start, len(lines)) if lines[i].startswith(CONSOLE_TO))
     console = Console(record=True, width=120, file=open(os.devnull, "w"))
     for line in lines[start:end + 1]:
@@ -101,20 +108,21 @@ def mlflow_pictures(work: Path, store: str) -> None:
     try:
         base = f"http://127.0.0.1:{port}/#/experiments/{experiment}/runs"
         _wait_for(f"http://127.0.0.1:{port}/health")
-        shoot(base, IMAGES / "mlflow-runs.png", 1400, 700, wait_for=f"a[href*='{parent.info.run_id}']",
-              click=ASSISTANT_CLOSE)
+        shoot(base, IMAGES / "mlflow-runs.png", 1600, 660, wait_for=f"a[href*='{parent.info.run_id}']",
+              steps=" ;; ".join([ASSISTANT_CLOSE, SIDEBAR, EXPAND_PARENT, COLUMNS, "type:harness.front",
+                                 'span[title="harness.front"]', "key:Escape"]))
         shoot(f"{base}/{parent.info.run_id}", IMAGES / "mlflow-parent.png", 1400, 1100,
-              click=ASSISTANT_CLOSE)
+              steps=ASSISTANT_CLOSE)
     finally:
         os.killpg(server.pid, signal.SIGTERM)  # the server and the uvicorn worker it started
         server.wait(timeout=60)
 
 
-def shoot(url: str, png: Path, width: int, height: int, wait_for: str = "", click: str = "") -> None:
+def shoot(url: str, png: Path, width: int, height: int, wait_for: str = "", steps: str = "") -> None:
     """A PNG of ``url`` at ``width`` x ``height``, reduced to 256 colours (text stays sharp)."""
     from PIL import Image
 
-    subprocess.run(["node", str(SHOOT), url, str(png), str(width), str(height), wait_for, click], check=True,
+    subprocess.run(["node", str(SHOOT), url, str(png), str(width), str(height), wait_for, steps], check=True,
                    env=_env(), timeout=300)
     Image.open(png).convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT).save(png, optimize=True)
     if png.stat().st_size > MAX_BYTES:

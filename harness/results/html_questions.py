@@ -8,6 +8,9 @@ from typing import Any
 
 from harness.results.html_table import Cell, question_anchor, run_cell, table
 
+# How much of each passage a drill-down row shows (the whole passage on hover).
+PASSAGE_CHARS = 160
+
 
 def drill_down(tables: dict[str, list[dict[str, Any]]], short: dict[str, str], metrics: list[str],
                labels: dict[str, str], questions: list[str]) -> str:
@@ -43,13 +46,18 @@ def pick_questions(tables: dict[str, list[dict[str, Any]]], first: list[str], li
 
 
 def _passages(row: dict[str, Any]) -> Cell:
-    """The retrieved documents in rank order, gold ones marked, with the passage text the prompt held."""
+    """The retrieved documents in rank order, gold ones marked, with the start of the passage text
+    the prompt held (all of it on hover)."""
     gold = set(row.get("gold_doc_ids") or [])
     contexts = row.get("contexts") or []
     items = []
     for rank, doc in enumerate(row.get("retrieved_doc_ids") or [], start=1):
         mark = f'<span class="gold">{html.escape(str(doc))} (gold)</span>' if doc in gold else html.escape(str(doc))
-        text = f": {html.escape(str(contexts[rank - 1]))}" if rank <= len(contexts) else ""
+        text = ""
+        if rank <= len(contexts):
+            passage = " ".join(str(contexts[rank - 1]).split())
+            shown = passage if len(passage) <= PASSAGE_CHARS else passage[:PASSAGE_CHARS - 3] + "..."
+            text = f': <span title="{html.escape(passage)}">{html.escape(shown)}</span>'
         items.append(f"{rank}. {mark}{text}")
     return Cell("", long=True, html="\n".join(items) or "-")
 

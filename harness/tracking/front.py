@@ -6,6 +6,7 @@ or ``dominated by <short name>``."""
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +67,7 @@ def log_front(record: dict[str, Any] | None, summaries: list[dict[str, Any]], tr
 
 def front_lines(record: dict[str, Any], quality_label: str, width: int) -> list[str]:
     """The console's "Ship candidates" block: each member's quality, costs and latencies (rounded to
-    what their intervals support) and why it is on the front."""
+    what their intervals support), the axes' units, then why each member is on the front."""
     from harness.console import plain_table
 
     members = [run for run in record["runs"] if run["front"]]
@@ -74,16 +75,18 @@ def front_lines(record: dict[str, Any], quality_label: str, width: int) -> list[
     columns = [("quality", quality_label), *((axis["name"], axis["name"]) for axis in axes)]
     figures = {key: [recorded_figure(run, key) for run in members] for key, _ in columns}
     places = {key: column_decimals(values) for key, values in figures.items()}
-    rows = [[record["short"][run["name"]],
-             *(fixed(figures[key][i][0], places[key]) for key, _ in columns), record["reasons"][run["name"]]]
+    rows = [[record["short"][run["name"]], *(fixed(figures[key][i][0], places[key]) for key, _ in columns)]
             for i, run in enumerate(members)]
-    level = round(100 * (1 - record["settings"]["alpha"]))
     dominated = len(record["runs"]) - len(members)
-    lines = [f"Ship candidates: {len(members)} of {len(record['runs'])} configurations on the front; {dominated} "
-             f"dominated (another as good on {quality_label}, cheaper or faster beyond noise: {level}% intervals)"]
-    lines += plain_table(["run", *(label for _, label in columns), "why"], rows,
-                         [False, *[True] * len(columns), False], width, shrink=0)
-    units = "; ".join(f"{axis['name']}: {axis['unit']}" for axis in axes if axis["unit"])
-    if units:
-        lines.append(f"  ({units})")
+    lines = [f"Ship candidates: {len(members)} of {len(record['runs'])} configurations on the front ({dominated} "
+             f"dominated: another as good on {quality_label}, cheaper or faster)"]
+    lines += plain_table(["run", *(label for _, label in columns)], rows, [False, *[True] * len(columns)], width,
+                         shrink=0)
+    by_unit: dict[str, list[str]] = {}
+    for axis in axes:
+        if axis["unit"]:
+            by_unit.setdefault(axis["unit"], []).append(axis["name"])
+    units = "; ".join(f"{', '.join(names)}: {unit}" for unit, names in by_unit.items())
+    lines += textwrap.wrap(f"({units})", width - 2, initial_indent="  ", subsequent_indent="   ") if units else []
+    lines += [f"{record['short'][run['name']]}: {record['reasons'][run['name']]}" for run in members]
     return lines

@@ -74,8 +74,8 @@ def test_the_front_is_printed_under_the_champion_and_tagged_on_the_parent_and_ea
     report_sweep_statistics(settings(front=FRONT, guards=[]), summaries, tmp_path, tracker, parent)
     out = capsys.readouterr().out
     block = out[out.index("Ship candidates"):]
-    assert block.startswith("Ship candidates: 1 of 3 configurations on the front; 2 dominated (another as good on mrr")
-    assert "cheap" in block and "tied with the champion, 4.0x smaller" in block
+    assert block.startswith("Ship candidates: 1 of 3 configurations on the front (2 dominated: another as good on mrr")
+    assert "\ncheap: tied with the champion, 4.0x smaller\n" in block
     record = json.loads((tmp_path / "front.json").read_text())
     assert record["members"] == ["cheap"] and record["champion"] == "high"
     assert "front.json" in {a.path for a in client.list_artifacts(parent)}
