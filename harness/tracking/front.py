@@ -78,8 +78,9 @@ def front_lines(record: dict[str, Any], quality_label: str, width: int) -> list[
     rows = [[record["short"][run["name"]], *(fixed(figures[key][i][0], places[key]) for key, _ in columns)]
             for i, run in enumerate(members)]
     dominated = len(record["runs"]) - len(members)
-    lines = [f"Ship candidates: {len(members)} of {len(record['runs'])} configurations on the front ({dominated} "
-             f"dominated: another as good on {quality_label}, cheaper or faster)"]
+    # Prose is wrapped to the console's width, never cut: an 80-column terminal reads all of it.
+    lines = textwrap.wrap(f"Ship candidates: {len(members)} of {len(record['runs'])} configurations on the front "
+                          f"({dominated} dominated: another as good on {quality_label}, cheaper or faster)", width)
     lines += plain_table(["run", *(label for _, label in columns)], rows, [False, *[True] * len(columns)], width,
                          shrink=0)
     by_unit: dict[str, list[str]] = {}
@@ -88,5 +89,7 @@ def front_lines(record: dict[str, Any], quality_label: str, width: int) -> list[
             by_unit.setdefault(axis["unit"], []).append(axis["name"])
     units = "; ".join(f"{', '.join(names)}: {unit}" for unit, names in by_unit.items())
     lines += textwrap.wrap(f"({units})", width - 2, initial_indent="  ", subsequent_indent="   ") if units else []
-    lines += [f"{record['short'][run['name']]}: {record['reasons'][run['name']]}" for run in members]
+    for run in members:
+        lines += textwrap.wrap(f"{record['short'][run['name']]}: {record['reasons'][run['name']]}", width,
+                               subsequent_indent="  ")
     return lines

@@ -86,8 +86,7 @@ def ship_front(stats: SweepStatistics, tables: dict[str, list[dict[str, Any]]], 
     record = write_front(sweep_dir, front, names)
     primary = front.primary["name"]
     width = console().width
-    print("\n".join(line[:width] for line in
-                    front_lines(record, short_labels_or_names([primary], short_labels)[primary], width)))
+    print("\n".join(front_lines(record, short_labels_or_names([primary], short_labels)[primary], width)))
     return record
 
 
