@@ -34,7 +34,8 @@ guard_hydra_callbacks()
 guard_logging_configs()
 # conf/hydra/launcher/ray.yaml extends the Ray plugin's schema of the same name on purpose (it adds
 # typed `init` keys such as num_cpus); Hydra merges the two and warns that this is deprecated.
-warnings.filterwarnings("ignore", message="'hydra/launcher/ray' is validated against ConfigStore schema")
+# Hydra's message starts with a newline, which the pattern (matched from the start) must allow.
+warnings.filterwarnings("ignore", message=r"\s*'hydra/launcher/ray' is validated against ConfigStore schema")
 
 
 def run_from_config(cfg: DictConfig, sweep: str | None = None, checked: bool = False) -> RunResult:
