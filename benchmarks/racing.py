@@ -7,7 +7,7 @@
         # the question-evaluation figures are unchanged, the wall times then measure only what is new
     python benchmarks/racing.py --keep DIR ...           # keep both sweep folders (per-question tables) in DIR
     python benchmarks/racing.py --code /work/main ...    # the race on another checkout's code too (same decisions?)
-    python benchmarks/racing.py --preset predictions [--questions 10000] [--quality 0.7 0.55 0.45]
+    python benchmarks/racing.py --preset predictions [--questions 10000] [--quality 0.7 0.65 0.6]
         # three systems' prediction files of very different quality on a large SQuAD-like question set
 
 The ``predictions`` preset writes, in the benchmark's folder, a synthetic SQuAD v1.1 file of
@@ -103,7 +103,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--preset", choices=sorted([*PRESETS, "predictions"]), default="chunking")
     parser.add_argument("--questions", type=int, default=10000, help="the predictions preset's questions")
-    parser.add_argument("--quality", type=float, nargs="+", default=[0.7, 0.55, 0.45],
+    parser.add_argument("--quality", type=float, nargs="+", default=[0.7, 0.65, 0.6],
                         help="the predictions preset's systems: each one's share of gold answers")
     parser.add_argument("sweep", nargs="*", help="the sweep's own arguments (instead of the preset)")
     parser.add_argument("--cache", type=Path, help="one cache for both modes (default: a cold one each)")

@@ -122,6 +122,18 @@ def build_job(cfg: DictConfig, built: dict[tuple[str, str], Any] | None = None, 
     return job
 
 
+def load_dataset(cfg: DictConfig, built: dict[tuple[str, str], Any] | None = None) -> Dataset:
+    """The dataset of ``cfg``: from ``built`` (:func:`parts_of_this_process`) when it holds it,
+    else loaded, and kept there (the key :func:`build_job` gives it)."""
+    key = ("dataset", _resolved(cfg.dataset))
+    if built is not None and key in built:
+        return built[key]
+    dataset = instantiate(cfg.dataset)
+    if built is not None:
+        built[key] = dataset
+    return dataset
+
+
 def check_sweep_jobs(config: DictConfig) -> int:
     """Composes and builds every job of a grid sweep (basic or racing sweeper); returns how many
     were checked (0 for a search sweeper, whose jobs are not known in advance).
@@ -164,16 +176,16 @@ _THIS_THREAD = threading.local()  # a launcher that runs jobs in threads never s
 
 
 def parts_of_this_process(sweep: str) -> dict[tuple[str, str], Any]:
-    """The parts built in this process and thread for the sweep in folder ``sweep``, by config group
-    and resolved config (see the module's docstring); :func:`build_job` takes them as ``built``.
-    Those of an earlier sweep are dropped."""
+    """The parts built in this process and thread for the sweep in folder ``sweep`` (or the single
+    run in that folder), by config group and resolved config (see the module's docstring);
+    :func:`build_job` takes them as ``built``. Those of an earlier sweep are dropped."""
     _this_sweep(sweep)
     return _THIS_THREAD.parts
 
 
 def checked_in_this_process(sweep: str) -> set[tuple[str, ...]]:
-    """The jobs of the sweep in folder ``sweep`` (their overrides) that passed the start check in
-    this process and thread: composed from the same cached composition, the job's own config is
+    """The jobs of the sweep in folder ``sweep`` (their overrides; a single run's, in its folder) that
+    passed the start check in this process and thread: composed from the same cached composition, the job's own config is
     the one checked, so the job need not check it again (a third of building its parts)."""
     _this_sweep(sweep)
     return _THIS_THREAD.checked

@@ -69,7 +69,7 @@ def test_parts_built_for_one_job_of_a_sweep_serve_the_next_with_the_same_results
     import json
 
     from harness.cli.sweep import run_from_config
-    from harness.jobs import parts_of_this_process
+    from harness.jobs import load_dataset, parts_of_this_process
     from tests.conftest import TINY
 
     predictions = tmp_path / "preds.jsonl"
@@ -91,4 +91,6 @@ def test_parts_built_for_one_job_of_a_sweep_serve_the_next_with_the_same_results
     built = {group for group, _ in parts}
     assert sum(group == "retriever" for group, _ in parts) == 2 and sum(group == "chunker" for group, _ in parts) == 2
     assert {"dataset", "generator", "metrics", "judge", "router"} <= built
+    dataset = next(part for (group, _), part in parts.items() if group == "dataset")
+    assert load_dataset(jobs[0], parts) is dataset  # the start check's and the racing sweeper's load
     assert parts_of_this_process(str(tmp_path / "another sweep")) == {}  # another sweep builds afresh

@@ -42,9 +42,10 @@ def run_from_config(cfg: DictConfig, sweep: str | None = None, checked: bool = F
     """Builds every configured part and runs the pipeline (no Hydra runtime needed).
 
     Args:
-        sweep: the folder of the sweep the job is part of: parts an earlier job of the sweep built
-            in this process from the same config (the start check's included) are not built again.
-        checked: the sweep's start check passed this config in this process (see build_job).
+        sweep: the folder of the sweep the job is part of (or of the single run): parts an earlier
+            job of the sweep built in this process from the same config (the start check's
+            included) are not built again.
+        checked: the start check passed this config in this process (see build_job).
     """
     _seed_everything(cfg.seed)
     # checks the config first: a sweep's own values (`chunker._target_=a,b`) reach only the job
@@ -77,11 +78,10 @@ def _run_task(cfg: DictConfig) -> JobOutcome:
             log.info("kept from before the interruption: %s", previous["name"])
             return JobOutcome(status="FINISHED", output_dir=output_dir, previous=previous)
     try:
-        sweep = str(hydra_cfg.sweep.dir) if multirun else None
+        folder = str(hydra_cfg.sweep.dir if multirun else hydra_cfg.run.dir)
         # hydra.job.env_set is set for the job alone: a job with one is checked again, in its environment
-        checked = (sweep is not None and not hydra_cfg.job.env_set
-                   and tuple(hydra_cfg.overrides.task) in checked_in_this_process(sweep))
-        result = run_from_config(cfg, sweep, checked)
+        checked = not hydra_cfg.job.env_set and tuple(hydra_cfg.overrides.task) in checked_in_this_process(folder)
+        result = run_from_config(cfg, folder, checked)
         result.write(output_dir)
         if result.info.get("failed_because"):  # too many failed calls: measured, but not a result
             outcome = JobOutcome.from_failures(result, output_dir)

@@ -28,7 +28,8 @@ from harness.config.checks import check_config
 from harness.config.resolvers import PROJECT_ROOT
 from harness.config.secrets import redact, redact_file, redact_logging, redact_text
 from harness.config.speedups import yaml_dumper
-from harness.jobs import JobNotValid, SweepNotValid, build_job, check_sweep_jobs
+from harness.jobs import (JobNotValid, SweepNotValid, build_job, check_sweep_jobs, checked_in_this_process,
+                          load_dataset, parts_of_this_process)
 from harness.log_filters import FILE_ONLY
 from harness.racing.race import read_race
 from harness.tracking import race, sweep
@@ -70,9 +71,11 @@ class TrackingCallback(Callback):
         redact_logging()
         with _stop_on_error("run", "the config is refused"):
             check_config(config)
-        _check_dataset(config, "run")
+        built = parts_of_this_process(str(config.hydra.run.dir))  # the run's job takes its parts from here
+        _check_dataset(config, "run", built)
         with _stop_on_error("run", "its config is invalid"):
-            build_job(config)  # as a sweep checks every job: wrong arguments leave no run behind (exit 2)
+            build_job(config, built, checked=True)  # as a sweep checks every job: wrong arguments leave no run behind (exit 2)
+        checked_in_this_process(str(config.hydra.run.dir)).add(tuple(config.hydra.overrides.task))
         allow_signals()
         with _stop_on_error("run", "the tracker cannot record it"):
             instantiate(config.tracking).check()
@@ -81,7 +84,7 @@ class TrackingCallback(Callback):
         redact_logging()
         with _stop_on_error("sweep", "the config is refused"):
             check_config(config)
-        dataset = _check_dataset(config, "sweep")
+        dataset = _check_dataset(config, "sweep", parts_of_this_process(str(config.hydra.sweep.dir)))
         with _stop_on_error("sweep", "a job's config is invalid"):
             check_sweep_jobs(config)  # before the parent run exists: a sweep that cannot start leaves no run
         tracker = instantiate(config.tracking)
@@ -269,8 +272,9 @@ def _job_context(config: DictConfig):
     return hydra_cfg, multirun, info, state
 
 
-def _check_dataset(config: DictConfig, what: str):
-    """Loads the dataset once up front: malformed data stops everything before a job starts.
+def _check_dataset(config: DictConfig, what: str, built: dict):
+    """Loads the dataset once up front: malformed data stops everything before a job starts. It is
+    kept among the parts the jobs of this process take (``built``).
 
     When a sweep itself varies the dataset's keys they are unset here (returns None); each job
     then checks its own.
@@ -278,7 +282,7 @@ def _check_dataset(config: DictConfig, what: str):
     if OmegaConf.missing_keys(config.dataset):
         return None
     with _stop_on_error(what, "the dataset is invalid"):
-        return instantiate(config.dataset)
+        return load_dataset(config, built)
 
 
 @contextmanager
