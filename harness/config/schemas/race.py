@@ -36,7 +36,7 @@ class RaceSchema:
     seed: int = MISSING
     first: int = MISSING
     step: int = MISSING
-    growth: float = 1.0
+    growth: float = MISSING
     min_questions: int = MISSING
     max_rounds: int = MISSING
     alpha: float = MISSING
