@@ -1,0 +1,186 @@
+"""Writing a job's traces into an MLflow store: each question once, a job's spans in a few calls,
+in the background where the next job can compute meanwhile.
+
+Per job: one look-up of the traces its run already has (a race's later round, a resumed or synced
+job: those questions are skipped, a trace left without spans gets them); then, per batch of
+questions, one ``start_trace`` per question (its metadata, tags and every assessment in one store
+session, MLflow's only path that writes a trace's assessments together) and one ``log_spans`` for
+the batch's spans (one session, or one OTLP request to a tracking server).
+
+Measured (issue 35): ``mlflow.start_span`` costs about 90 ms a trace into SQLite and
+``mlflow.genai.evaluate`` 1.9 s a row; ``benchmarks/tracing.py`` measures this writer.
+
+A failure never stops a sweep and never unlogs its run: it is kept (:meth:`TraceWriter.flush`
+returns it as a line), and ``harness sync`` writes the missing traces later.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import queue
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from harness.config.schemas.choices import Traces
+from harness.log_filters import FILE_ONLY
+from harness.results.records import RunResult
+from harness.results.stage_records import StageRecords
+from harness.tracking.interruption import OPEN
+from harness.tracking.mlflow_traces import QUESTION_TAG, BuiltTrace, build_trace
+from harness.tracking.store import one_line, shown
+
+log = logging.getLogger(__name__)
+
+# Questions per batch: a batch's spans go in one call (an OTLP request of a few MB at most).
+BATCH = 100
+_PAGE = 500
+
+
+@dataclass
+class TraceJob:
+    """A job's traces to write: its run, its rows (already selected) and stage records."""
+
+    experiment_id: str
+    run_id: str
+    name: str
+    rows: list[dict[str, Any]]
+    stages: StageRecords | None
+    retry: Callable[[Callable[[], Any], str], Any] = lambda action, what: action()
+
+
+class TraceWriter:
+    """Writes traces into the store at ``tracking_uri``; one per store and process (:func:`writer_for`)."""
+
+    def __init__(self, tracking_uri: str) -> None:
+        self.tracking_uri = tracking_uri
+        self._client = None
+        self._queue: queue.Queue[TraceJob] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._failures: list[str] = []
+        self._lock = threading.Lock()
+
+    @property
+    def store(self):
+        if self._client is None:
+            from mlflow.tracing.client import TracingClient
+
+            self._client = TracingClient(self.tracking_uri)
+        return self._client.store
+
+    def write(self, job: TraceJob) -> int:
+        """Writes the job's traces its run lacks; returns how many. A failure is kept, not raised."""
+        try:
+            return job.retry(lambda: self._write(job), f"logging {job.name}'s traces")
+        except Exception as err:  # noqa: BLE001 - the run is logged; its traces wait for `harness sync`
+            log.info("traces of %s not written", job.name, exc_info=True, extra=FILE_ONLY)
+            line = (f"NOT LOGGED the traces of {job.name}: the store {shown(self.tracking_uri)} refused them: "
+                    f"{one_line(err)}")
+            log.warning("%s", line)
+            with self._lock:
+                self._failures.append(line)
+            return 0
+
+    def submit(self, job: TraceJob) -> None:
+        """Writes the job's traces in the background (in order, one job after another)."""
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(target=self._work, name="harness-traces", daemon=True)
+            self._thread.start()
+        self._queue.put(job)
+
+    def flush(self) -> list[str]:
+        """Waits for the traces submitted so far; returns (and forgets) a line per job whose traces failed."""
+        self._queue.join()
+        with self._lock:
+            failures, self._failures = self._failures, []
+        return failures
+
+    def _work(self) -> None:
+        while True:
+            job = self._queue.get()
+            try:
+                self.write(job)
+            finally:
+                self._queue.task_done()
+
+    def _write(self, job: TraceJob) -> int:
+        logged = self._logged(job.experiment_id, job.run_id)
+        todo = [row for row in job.rows if logged.get(row["question_id"]) is not True]
+        for start in range(0, len(todo), BATCH):
+            built = [build_trace(row, job.stages, job.run_id, job.experiment_id, job.name)
+                     for row in todo[start:start + BATCH]]
+            self._write_batch(job.experiment_id, built, logged)
+        return len(todo)
+
+    def _write_batch(self, experiment_id: str, built: list[BuiltTrace], logged: dict[str, bool]) -> None:
+        for trace in built:
+            if trace.question_id not in logged:  # else it has its info, only its spans are missing
+                self.store.start_trace(trace.info)
+        try:
+            self.store.log_spans(experiment_id, [span for trace in built for span in trace.spans])
+        except NotImplementedError as err:  # a tracking server older than MLflow 3.4, a file store
+            raise RuntimeError(f"{self.tracking_uri} cannot store spans ({err})") from None
+
+    def _logged(self, experiment_id: str, run_id: str) -> dict[str, bool]:
+        """Question id -> whether its trace has its spans, for the traces the run has."""
+        from mlflow.tracing.constant import SpansLocation, TraceTagKey
+
+        found: dict[str, bool] = {}
+        token = None
+        while True:
+            infos, token = self.store.search_traces(locations=[experiment_id], filter_string=f"attribute.run_id = "
+                                                    f"'{run_id}'", max_results=_PAGE, page_token=token)
+            for info in infos:
+                if QUESTION_TAG in info.tags:
+                    spans = info.tags.get(TraceTagKey.SPANS_LOCATION) == SpansLocation.TRACKING_STORE.value
+                    found[info.tags[QUESTION_TAG]] = spans
+            if not token:
+                return found
+
+
+def trace_rows(rows: list[dict[str, Any]], traces: Traces) -> list[dict[str, Any]]:
+    """The rows whose questions get a trace (``answered``: those with an answer)."""
+    if traces == Traces.none:
+        return []
+    return [row for row in rows if traces == Traces.all or "answer" in row]
+
+
+def log_traces(tracking_uri: str, traces: Traces, experiment_id: str, run_id: str, result: RunResult, name: str,
+               retry: Callable[[Callable[[], Any], str], Any]) -> None:
+    """Writes the job's traces its run lacks: in the background in the process that runs a sweep's
+    jobs one after another (the next job computes meanwhile; :func:`pending_failures` waits), else
+    before returning (a single run, ``harness sync``, a parallel launcher's worker)."""
+    rows = trace_rows(result.rows, traces)
+    if not rows:
+        return
+    job = TraceJob(experiment_id, run_id, name, rows, result.stages, retry)
+    writer = writer_for(tracking_uri)
+    if OPEN.sweep_id is not None:
+        writer.submit(job)
+    else:
+        writer.write(job)
+
+
+_WRITERS: dict[str, TraceWriter] = {}
+
+
+def writer_for(tracking_uri: str) -> TraceWriter:
+    """This process's writer into the store (shared by the trackers a sweep instantiates)."""
+    if tracking_uri not in _WRITERS:
+        _WRITERS[tracking_uri] = TraceWriter(tracking_uri)
+    return _WRITERS[tracking_uri]
+
+
+def pending_failures(tracking_uri: str) -> list[str]:
+    """Waits for the store's background writes; the failure lines since the last call."""
+    writer = _WRITERS.get(tracking_uri)
+    return writer.flush() if writer is not None else []
+
+
+@atexit.register
+def _drain() -> None:
+    """A process that ends with traces still queued (a Python API caller that never flushed) writes them."""
+    for writer in list(_WRITERS.values()):
+        for line in writer.flush():
+            print(line)
