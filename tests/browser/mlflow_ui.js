@@ -1,5 +1,5 @@
 // Opens pages of a running MLflow UI in headless Chromium and prints a JSON verdict per page: whether
-// each expected text showed up, and the page's script errors. With a screenshot folder, saves each
+// each expected text showed up (and how often), the table's column headers, and the page's script errors. With a screenshot folder, saves each
 // page as a PNG. MLflow's page needs a locale (else: "Invalid language tag: en-US@posix").
 // Usage: node mlflow_ui.js PAGES.json
 //   PAGES.json: {"width": 1440, "height": 900, "screenshots": "folder or null",
@@ -71,7 +71,9 @@ async function clickText(page, text) {
       }
       const headers = await page.evaluate(() => Array.from(document.querySelectorAll('[role="columnheader"], th'))
         .map((h) => h.innerText.trim()).filter((t) => t));
-      results.push({ name: spec.name, found, clicked, errors, headers });
+      const counts = await page.evaluate((wanted) => Object.fromEntries(wanted.map(
+        (t) => [t, document.body.innerText.split(t).length - 1])), spec.expect || []);
+      results.push({ name: spec.name, found, counts, clicked, errors, headers });
       await page.close();
     }
     console.log(JSON.stringify(results));

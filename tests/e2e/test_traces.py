@@ -109,30 +109,35 @@ def test_sync_writes_the_traces_a_run_lacks_and_none_twice(sweep, tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed: no headless browser")
-def test_the_mlflow_ui_lists_a_runs_questions_with_their_metric_columns(sweep, tmp_path):
+def test_the_mlflow_ui_lists_a_runs_questions_with_their_metrics_and_pairs_them_across_runs(sweep, tmp_path):
     if not (BROWSER / "node_modules").is_dir():
         pytest.fail(f"{BROWSER}/node_modules is missing: run `make install` (npm ci --prefix tests/browser)")
-    client, children = children_of(sweep)
-    run = children[0]
-    trace = traces_of(client, run)[0]
+    client, (run, other) = children_of(sweep)
+    trace, paired = traces_of(client, run)[0], traces_of(client, other)[0]
     question = trace.data.spans[0].inputs["question"]
     server = start_mlflow_server(f"sqlite:///{sweep / 'mlflow.db'}", tmp_path / "artifacts")
+    experiment = f"{server.uri}/#/experiments/{run.info.experiment_id}"
+    pages = [{"name": "traces", "url": f"{experiment}/runs/{run.info.run_id}/traces", "expect": [question]},
+             {"name": "compare", "expect": [question, trace.info.trace_id[:8], paired.info.trace_id[:8]],
+              "url": f"{experiment}/evaluation-runs?selectedRunUuid={run.info.run_id}"
+                     f"&compareToRunUuid={other.info.run_id}"}]
     try:
-        page = f"{server.uri}/#/experiments/{run.info.experiment_id}/runs/{run.info.run_id}/traces"
         plan = tmp_path / "plan.json"
-        plan.write_text(json.dumps({"pages": [{"name": "traces", "url": page, "expect": [question]}]}))
+        plan.write_text(json.dumps({"pages": pages}))
         done = subprocess.run(["node", str(BROWSER / "mlflow_ui.js"), str(plan)], capture_output=True, text=True,
                               timeout=300)
     finally:
         server.stop()
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    (seen,) = json.loads(done.stdout.strip().splitlines()[-1])
+    seen, compared = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["found"] == {question: True} and seen["errors"] == []
     metrics = {key for row in read_table(Path(run.data.tags["harness.output_dir"])) for key in row if "/" in key}
     columns = {header.splitlines()[0] for header in seen["headers"]}
     # An assessment column: MLflow heads it with the metric's name after its suite's ("ndcg_at_5"), and its mean.
     assert any(key.rsplit("/", 1)[-1] in columns for key in metrics), json.dumps(seen["headers"])
     assert any("AVG" in header for header in seen["headers"])
+    # Comparing the two runs: the question once, its two traces (one per run) side by side.
+    assert all(compared["found"].values()) and compared["counts"][question] == 1, compared
 
 
 def test_a_store_that_refuses_writes_gets_one_line_and_the_results_stay(tmp_path):
