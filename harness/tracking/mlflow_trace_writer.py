@@ -1,5 +1,5 @@
 """Writing a job's traces into an MLflow store: each question once, a job's spans in a few calls,
-in the background where the next job can compute meanwhile.
+in a process of their own while the sweep's next job computes.
 
 Per job: one look-up of the traces its run already has (a race's later round, a resumed or synced
 job: those questions are skipped, a trace left without spans gets them); then, per batch of
@@ -8,7 +8,10 @@ session, MLflow's only path that writes a trace's assessments together) and one 
 the batch's spans (one session, or one OTLP request to a tracking server).
 
 Measured (issue 35): ``mlflow.start_span`` costs about 90 ms a trace into SQLite and
-``mlflow.genai.evaluate`` 1.9 s a row; ``benchmarks/tracing.py`` measures this writer.
+``mlflow.genai.evaluate`` 1.9 s a row; ``benchmarks/tracing.py`` measures this writer. Its cost is
+MLflow's ORM writing each assessment as a row (about 2 s of CPU for a demo job's 86 traces and 2,600
+assessments), so in a sweep it runs in a second process (the next job computes meanwhile, on another
+core); a thread would hold the interpreter's lock for most of it.
 
 A failure never stops a sweep and never unlogs its run: it is kept (:meth:`TraceWriter.flush`
 returns it as a line), and ``harness sync`` writes the missing traces later.
@@ -18,8 +21,8 @@ from __future__ import annotations
 
 import atexit
 import logging
-import queue
-import threading
+import multiprocessing
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -29,7 +32,7 @@ from harness.results.records import RunResult
 from harness.results.stage_records import StageRecords
 from harness.tracking.interruption import OPEN
 from harness.tracking.mlflow_traces import QUESTION_TAG, BuiltTrace, build_trace
-from harness.tracking.store import one_line, shown
+from harness.tracking.store import one_line, quiet_database_errors, shown
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +50,8 @@ class TraceJob:
     name: str
     rows: list[dict[str, Any]]
     stages: StageRecords | None
-    retry: Callable[[Callable[[], Any], str], Any] = lambda action, what: action()
+    # How a call is tried again while a tracking server does not answer (the tracker's); None: once.
+    retry: Callable[[Callable[[], Any], str], Any] | None = None
 
 
 class TraceWriter:
@@ -56,53 +60,51 @@ class TraceWriter:
     def __init__(self, tracking_uri: str) -> None:
         self.tracking_uri = tracking_uri
         self._client = None
-        self._queue: queue.Queue[TraceJob] = queue.Queue()
-        self._thread: threading.Thread | None = None
+        self._pool: ProcessPoolExecutor | None = None
+        self._pending: list[tuple[str, Future]] = []
         self._failures: list[str] = []
-        self._lock = threading.Lock()
 
     @property
     def store(self):
         if self._client is None:
             from mlflow.tracing.client import TracingClient
 
+            quiet_database_errors()
             self._client = TracingClient(self.tracking_uri)
         return self._client.store
 
     def write(self, job: TraceJob) -> int:
-        """Writes the job's traces its run lacks; returns how many. A failure is kept, not raised."""
+        """Writes the job's traces its run lacks, here and now; returns how many. A failure is kept, not raised."""
+        retry = job.retry or (lambda action, what: action())
         try:
-            return job.retry(lambda: self._write(job), f"logging {job.name}'s traces")
+            return retry(lambda: self._write(job), f"logging {job.name}'s traces")
         except Exception as err:  # noqa: BLE001 - the run is logged; its traces wait for `harness sync`
             log.info("traces of %s not written", job.name, exc_info=True, extra=FILE_ONLY)
-            line = (f"NOT LOGGED the traces of {job.name}: the store {shown(self.tracking_uri)} refused them: "
-                    f"{one_line(err)}")
-            log.warning("%s", line)
-            with self._lock:
-                self._failures.append(line)
+            self._fail(job.name, f"the store {shown(self.tracking_uri)} refused them: {one_line(err)}")
             return 0
 
     def submit(self, job: TraceJob) -> None:
-        """Writes the job's traces in the background (in order, one job after another)."""
-        if self._thread is None or not self._thread.is_alive():
-            self._thread = threading.Thread(target=self._work, name="harness-traces", daemon=True)
-            self._thread.start()
-        self._queue.put(job)
+        """Writes the job's traces in the writer process (jobs in the order submitted)."""
+        if self._pool is None:
+            # spawn: a fresh interpreter, not a fork of one holding models and threads
+            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        self._pending.append((job.name, self._pool.submit(_write_elsewhere, self.tracking_uri, job)))
 
     def flush(self) -> list[str]:
         """Waits for the traces submitted so far; returns (and forgets) a line per job whose traces failed."""
-        self._queue.join()
-        with self._lock:
-            failures, self._failures = self._failures, []
+        pending, self._pending = self._pending, []
+        for name, future in pending:
+            try:
+                self._failures.extend(future.result())
+            except Exception as err:  # noqa: BLE001 - the writer process itself failed
+                self._fail(name, f"the trace writer failed: {one_line(err)}")
+        failures, self._failures = self._failures, []
         return failures
 
-    def _work(self) -> None:
-        while True:
-            job = self._queue.get()
-            try:
-                self.write(job)
-            finally:
-                self._queue.task_done()
+    def _fail(self, name: str, reason: str) -> None:
+        line = f"NOT LOGGED the traces of {name}: {reason}"
+        log.warning("%s", line)
+        self._failures.append(line)
 
     def _write(self, job: TraceJob) -> int:
         logged = self._logged(job.experiment_id, job.run_id)
@@ -137,6 +139,13 @@ class TraceWriter:
                     found[info.tags[QUESTION_TAG]] = spans
             if not token:
                 return found
+
+
+def _write_elsewhere(tracking_uri: str, job: TraceJob) -> list[str]:
+    """The writer process's work for one job: its failure lines."""
+    writer = writer_for(tracking_uri)
+    writer.write(job)
+    return writer.flush()
 
 
 def trace_rows(rows: list[dict[str, Any]], traces: Traces) -> list[dict[str, Any]]:
