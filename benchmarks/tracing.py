@@ -7,10 +7,13 @@ sweep from a fresh cache and MLflow store (cold), then the identical re-run (war
 judgement from the cache); wall and CPU seconds (the sweep process tree's user + system) of each,
 and the ratios traces / no traces (goals: cold <= 1.05, re-run <= 1.25).
 
+With ``--cache DIR`` (a cache a sweep of the same configurations already filled) only the re-runs
+are measured, each into a fresh store: the cold runs take hours on a loaded 2-core machine.
+
 Then the writer on its own: each job of the last traced sweep has its traces written again into a
 fresh store (new runs), one job at a time, timed (seconds per job, per trace, per assessment); and,
 for scale, the same questions written naively with ``mlflow.start_span`` and ``mlflow.log_feedback``
-(the first ``--naive`` questions of one job).
+(the first ``--naive`` questions of one job, exported synchronously as the issue measured it).
 """
 
 from __future__ import annotations
@@ -32,11 +35,11 @@ HARNESS = [sys.executable, "-m", "harness", "experiment=demo_sweep"]
 VARIANTS = ("none", "all")
 
 
-def run_sweep(workdir: Path, traces: str, extra: list[str]) -> dict[str, float]:
-    """Wall and CPU seconds of one sweep in ``workdir`` (its cache and store stay there)."""
+def run_sweep(workdir: Path, traces: str, extra: list[str], cache: Path | None = None) -> dict[str, float]:
+    """Wall and CPU seconds of one sweep in ``workdir`` (its store stays there, and its cache unless given)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run([*HARNESS, f"cache.dir={workdir / 'cache'}", f"hydra.sweep.dir={workdir / 'sweep'}",
+    done = subprocess.run([*HARNESS, f"cache.dir={cache or workdir / 'cache'}", f"hydra.sweep.dir={workdir / 'sweep'}",
                            f"tracking.tracking_uri=sqlite:///{workdir / 'mlflow.db'}",
                            f"tracking.artifact_location={workdir / 'mlruns'}", f"tracking.traces={traces}", *extra],
                           cwd=workdir, capture_output=True, text=True,
@@ -90,6 +93,7 @@ def writer_alone(sweep: Path, scratch: Path) -> dict[str, float]:
 def naive(sweep: Path, scratch: Path, questions: int) -> dict[str, float]:
     """The first questions of one job with MLflow's fluent tracing: a span tree per question through
     ``mlflow.start_span`` and one ``mlflow.log_feedback`` per metric."""
+    os.environ["MLFLOW_ENABLE_ASYNC_TRACE_LOGGING"] = "false"  # each trace written before its feedback
     import mlflow
     from mlflow.entities import AssessmentSource
 
@@ -122,6 +126,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--naive", type=int, default=20, help="questions written naively (0: skip)")
+    parser.add_argument("--cache", type=Path, help="a filled cache: measure only the re-runs, on it")
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "tracing.json")
     parser.add_argument("extra", nargs="*", help="overrides for the sweep (after --), e.g. chunker=recursive")
     args = parser.parse_args()
@@ -132,14 +137,14 @@ def main() -> None:
             for variant in VARIANTS if repeat % 2 == 0 else VARIANTS[::-1]:
                 workdir = Path(tmp) / f"{variant}-{repeat}"
                 workdir.mkdir()
-                for phase in ("cold", "warm"):
-                    runs[variant][phase].append(run_sweep(workdir, variant, args.extra))
+                for phase in ("cold", "warm") if args.cache is None else ("warm",):
+                    runs[variant][phase].append(run_sweep(workdir, variant, args.extra, args.cache))
                     print(f"repeat {repeat + 1} traces={variant} {phase}: {runs[variant][phase][-1]}", flush=True)
                 if variant == "all":
                     last = workdir
-                    print(f"traces in the store: {traces_in(workdir)} (two sweeps)", flush=True)
+                    print(f"traces in the store: {traces_in(workdir)}", flush=True)
         report = {"command": "python benchmarks/tracing.py " + " ".join(sys.argv[1:]), "repeats": args.repeats}
-        for phase in ("cold", "warm"):
+        for phase in ("cold", "warm") if args.cache is None else ("warm",):
             for measure in ("wall", "cpu"):
                 base = statistics.median(r[measure] for r in runs["none"][phase])
                 traced = statistics.median(r[measure] for r in runs["all"][phase])

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from harness.config.schemas.choices import Traces
+from harness.config.secrets import redact_text
 from harness.log_filters import FILE_ONLY
 from harness.results.records import RunResult
 from harness.results.stage_records import StageRecords
@@ -85,10 +86,14 @@ class TraceWriter:
 
     def submit(self, job: TraceJob) -> None:
         """Writes the job's traces in the writer process (jobs in the order submitted)."""
-        if self._pool is None:
-            # spawn: a fresh interpreter, not a fork of one holding models and threads
-            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-        self._pending.append((job.name, self._pool.submit(_write_elsewhere, self.tracking_uri, job)))
+        try:
+            if self._pool is None:
+                # spawn: a fresh interpreter, not a fork of one holding models and threads
+                self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+            self._pending.append((job.name, self._pool.submit(_write_elsewhere, self.tracking_uri, job)))
+        except Exception:  # noqa: BLE001 - no second process here (a sandbox, a broken pool): write them now
+            log.info("no trace writer process; writing %s's traces here", job.name, exc_info=True, extra=FILE_ONLY)
+            self.write(job)
 
     def flush(self) -> list[str]:
         """Waits for the traces submitted so far; returns (and forgets) a line per job whose traces failed."""
@@ -102,7 +107,7 @@ class TraceWriter:
         return failures
 
     def _fail(self, name: str, reason: str) -> None:
-        line = f"NOT LOGGED the traces of {name}: {reason}"
+        line = redact_text(f"NOT LOGGED the traces of {name}: {reason}")
         log.warning("%s", line)
         self._failures.append(line)
 
@@ -122,7 +127,7 @@ class TraceWriter:
         try:
             self.store.log_spans(experiment_id, [span for trace in built for span in trace.spans])
         except NotImplementedError as err:  # a tracking server older than MLflow 3.4, a file store
-            raise RuntimeError(f"{self.tracking_uri} cannot store spans ({err})") from None
+            raise RuntimeError(f"it cannot store spans ({err})") from None
 
     def _logged(self, experiment_id: str, run_id: str) -> dict[str, bool]:
         """Question id -> whether its trace has its spans, for the traces the run has."""
