@@ -33,6 +33,7 @@ from harness.jobs import (JobNotValid, SweepNotValid, build_job, check_sweep_job
 from harness.log_filters import FILE_ONLY
 from harness.racing.race import read_race
 from harness.tracking import race, sweep
+from harness.tracking.base import StoreRefused
 from harness.tracking.description import describe_runs
 from harness.tracking.gating import check_gates
 from harness.tracking.interruption import OPEN, allow_signals, hold_signals
@@ -175,7 +176,10 @@ class TrackingCallback(Callback):
             log.info("tracking failed for %s", info.name, exc_info=True, extra=FILE_ONLY)
             if multirun:
                 log.warning("NOT LOGGED %s: %s; its results are in %s", info.name, err, outcome.output_dir)
-            summary["tracking_error"] = repr(err)
+            summary["tracking_error"] = str(err) if isinstance(err, StoreRefused) else repr(err)
+        traces_failed = tracker.flush() if OPEN.sweep_id is None else []  # else written in the background
+        if traces_failed:
+            summary["traces_error"] = traces_failed[-1]
         sweep.write_job_summary(outcome.output_dir, redact(summary))
         OPEN.job_run_id = None  # only now: a kill before the summary is written leaves the job to re-run
         if not multirun:
@@ -183,6 +187,8 @@ class TrackingCallback(Callback):
             if "tracking_error" in summary:
                 print(f"NOT LOGGED {info.name}: {summary['tracking_error']}; the results are in {outcome.output_dir}")
                 self._failed_run = f"{info.name} (not logged)"
+            elif traces_failed:
+                self._failed_run = f"{info.name} (traces not logged)"
             _report([summary], config, tracker, title=f"{config.experiment_name}: {info.name}")
             describe_runs(tracker, [summary], list(config.report.headline), None)
             self._gates_failed = bool(check_gates(_gates(config), [summary], tracker, outcome.output_dir,
@@ -225,6 +231,8 @@ class TrackingCallback(Callback):
             log.info("tracking failed at the end of the sweep", exc_info=True, extra=FILE_ONLY)
             print(f"NOT LOGGED the sweep's end (leaderboard, statistics): {err!r}")
             end_logged = False
+        # The jobs' traces, written in the background while the sweep went on (statistics included).
+        untraced = len(tracker.flush()) + sum("traces_error" in s for s in summaries)
         OPEN.sweep_id = None
         for summary in summaries:
             if summary["status"] != "FINISHED":
@@ -232,12 +240,14 @@ class TrackingCallback(Callback):
         unlogged = not_logged(summaries) if tracker.records else []  # tracking=none: nothing was to be logged
         if unlogged:  # each job said why on its own line when it ended
             print(f"NOT LOGGED {len(unlogged)} of {len(summaries)} jobs: {', '.join(s['name'] for s in unlogged)}")
-        if unlogged or not end_logged:
+        if untraced:  # each job said why on its own line
+            print(f"NOT LOGGED the traces of {untraced} of {len(summaries)} jobs")
+        if unlogged or not end_logged or untraced:
             print(f"Results are kept in {sweep_dir}; log them once the tracker is back: harness sync {sweep_dir}")
         print(f"Leaderboard: {sweep_dir / 'leaderboard.csv'}")
         gates_failed = check_gates(_gates(config), summaries, tracker, sweep_dir, state.get("parent_run_id"))
         _print_where(tracker)
-        if (failed or unlogged or not end_logged) and self.exit_on_failure:
+        if (failed or unlogged or not end_logged or untraced) and self.exit_on_failure:
             raise SystemExit(EXIT_JOBS_FAILED)
         if gates_failed and self.exit_on_failure:
             raise SystemExit(EXIT_GATES_FAILED)

@@ -10,22 +10,28 @@ from __future__ import annotations
 import json
 import logging
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from harness.config.schemas.choices import Traces
 from harness.metaeval.labels import FeedbackLabels
+from harness.results.records import RunResult
 from harness.results.table import FILE_NAME
 from harness.tracking import mlflow_labels, mlflow_runs
 from harness.tracking.mlflow_runs import PARENT_TAG
-from harness.tracking.base import ReportRun, RunRef, Tracker
+from harness.tracking.base import ReportRun, RunRef, StoreRefused, Tracker
 from harness.tracking.interruption import KILLED_BY_TAG
 from harness.tracking.leaderboard import Leaderboard
 from harness.tracking.mlflow_eval_dataset import link_eval_dataset
 from harness.tracking.mlflow_inputs import dataset_input, log_dataset_input
+from harness.tracking import mlflow_trace_writer
 from harness.tracking.naming import metric_name
 from harness.tracking.outcome import JobInfo, JobOutcome
 from harness.tracking.retry import Outage
-from harness.tracking.store import is_server, limit_http_retries, open_client, probe, shown
+from harness.log_filters import FILE_ONLY
+from harness.tracking.store import (is_server, limit_http_retries, one_line, open_client, probe,
+                                    quiet_database_errors, shown)
 
 log = logging.getLogger(__name__)
 
@@ -46,13 +52,16 @@ class MLflowTracker(Tracker):
             (used unless MLFLOW_HTTP_REQUEST_* environment variables set them), ``retry_seconds``
             and ``retry_wait``: how long a write waits for a server that stopped answering, and
             the first wait between tries (:mod:`harness.tracking.retry`).
+        traces: which questions get a trace in the job's run (:mod:`harness.tracking.mlflow_traces`):
+            ``all``, ``answered`` (those the generator answered) or ``none``.
     """
 
     records = True
 
     def __init__(self, tracking_uri: str, experiment_name: str, artifact_location: str | None = None,
-                 ui_hint: bool = True, server: dict[str, float] | None = None) -> None:
+                 ui_hint: bool = True, server: dict[str, float] | None = None, traces: str = "all") -> None:
         self.tracking_uri = tracking_uri
+        self.traces = Traces(traces)
         self.experiment_name = experiment_name
         self.artifact_location = artifact_location
         self.ui_hint = ui_hint
@@ -68,6 +77,7 @@ class MLflowTracker(Tracker):
     def _client(self):
         if self._client_instance is None:
             self.check()  # an unreachable server fails here, in seconds and by name
+            quiet_database_errors()
             self._client_instance = open_client(self.tracking_uri)
         return self._client_instance
 
@@ -101,12 +111,25 @@ class MLflowTracker(Tracker):
             return False
         return True
 
+    @contextmanager
+    def _refusals(self, what: str):
+        """A failed write raises :class:`StoreRefused` naming the store and the reason; the traceback
+        goes to the log file (an unreachable server's ConnectionError is already one line)."""
+        try:
+            yield
+        except (StoreRefused, ConnectionError):
+            raise
+        except Exception as err:
+            log.info("%s failed in %s", what, shown(self.tracking_uri), exc_info=True, extra=FILE_ONLY)
+            raise StoreRefused(f"the store {shown(self.tracking_uri)} refused {what}: {one_line(err)}") from None
+
     def _retrying(self, action, what: str):
         """``action()``, waiting out a server that stopped answering (a store that is no server: once)."""
         return self._outage.run(action, what) if self._outage else action()
 
     def start_sweep(self, name: str, tags: dict[str, str]) -> str:
-        run = self._client.create_run(self._experiment(), run_name=name, tags=tags)
+        with self._refusals("the sweep's parent run"):
+            run = self._client.create_run(self._experiment(), run_name=name, tags=tags)
         log.info("MLflow parent run %s (%s)", run.info.run_id, name)
         return run.info.run_id
 
@@ -114,12 +137,14 @@ class MLflowTracker(Tracker):
         tags = dict(info.tags)
         if parent_id:
             tags[PARENT_TAG] = parent_id
-        return self._client.create_run(self._experiment(), run_name=info.name, tags=tags).info.run_id
+        with self._refusals("the run"):
+            return self._client.create_run(self._experiment(), run_name=info.name, tags=tags).info.run_id
 
     def log_job(self, outcome: JobOutcome, info: JobInfo, parent_id: str | None,
                 run_id: str | None = None) -> str:
         run_id = run_id or self._retrying(lambda: self.start_job(info, parent_id), f"opening {info.name}'s run")
-        self._retrying(lambda: self._record_job(run_id, outcome, info), f"logging {info.name}")
+        with self._refusals("the results"):
+            self._retrying(lambda: self._record_job(run_id, outcome, info), f"logging {info.name}")
         return run_id
 
     def _record_job(self, run_id: str, outcome: JobOutcome, info: JobInfo) -> None:
@@ -144,6 +169,7 @@ class MLflowTracker(Tracker):
                     client.log_artifact(run_id, str(outcome.output_dir / name))
                 tags.update(self._log_table(run_id, result.rows))
                 link_eval_dataset(client, self.tracking_uri, run_id, self._experiment(), result)
+                self.log_traces(run_id, result, info.name)
             if outcome.error:
                 client.log_text(run_id, outcome.error, "traceback.txt")
                 tags["harness.error"] = (outcome.message or "")[:5000]
@@ -154,6 +180,13 @@ class MLflowTracker(Tracker):
                                                                 result.dataset_source))
         finally:
             client.set_terminated(run_id, status=outcome.status)
+
+    def log_traces(self, run_id: str, result: RunResult, name: str) -> None:
+        mlflow_trace_writer.log_traces(self.tracking_uri, self.traces, self._experiment(), run_id, result, name,
+                                       self._retrying)
+
+    def flush(self) -> list[str]:
+        return mlflow_trace_writer.pending_failures(self.tracking_uri)
 
     def running_runs(self, sweep_id: str) -> dict[str, dict[str, str]]:
         runs = self._client.search_runs(
@@ -191,7 +224,8 @@ class MLflowTracker(Tracker):
 
     def end_sweep(self, parent_id: str | None, board: Leaderboard, jobs: int, failed: int) -> None:
         if parent_id is not None:
-            self._retrying(lambda: self._end_sweep(parent_id, board, jobs, failed), "closing the sweep")
+            with self._refusals("the sweep's end"):
+                self._retrying(lambda: self._end_sweep(parent_id, board, jobs, failed), "closing the sweep")
 
     def _end_sweep(self, parent_id: str, board: Leaderboard, jobs: int, failed: int) -> None:
         client = self._client

@@ -4,7 +4,8 @@ Every job leaves its results and a ``summary.json`` (with what its run needs: na
 resolved config) in its folder whether or not logging worked; a job whose summary has no
 ``run_id`` was not logged. Syncing logs those jobs as children of the sweep's parent run (made
 anew when the store does not have it, e.g. a different server) and, if the sweep's end was not
-logged, the leaderboard and statistics files, then closes the parent.
+logged, the leaderboard and statistics files, then closes the parent. A job logged before gets the
+question traces its run lacks (they are written after the run: a store lost meanwhile misses them).
 """
 
 from __future__ import annotations
@@ -54,13 +55,20 @@ def sync_sweep(sweep_dir: Path, tracker: Tracker, headline: list[str]) -> SyncRe
         for summary in summaries:  # runs in another store are not this parent's children
             summary.pop("run_id", None)
     for summary in summaries:
-        if summary.get("run_id"):
+        if summary.get("run_id"):  # its traces may be what the store missed: the ones its run lacks
             report.already_logged.append(summary["name"])
-            continue
-        summary["run_id"] = tracker.log_job(_outcome(summary), JobInfo(**summary["job_info"]), report.parent_id)
-        summary.pop("tracking_error", None)
-        sweep.write_job_summary(Path(summary["output_dir"]), summary)
-        report.logged.append(summary["name"])
+            result = _result(Path(summary["output_dir"]))
+            if result is not None:
+                tracker.log_traces(summary["run_id"], result, summary["name"])
+        else:
+            summary["run_id"] = tracker.log_job(_outcome(summary), JobInfo(**summary["job_info"]), report.parent_id)
+            summary.pop("tracking_error", None)
+            report.logged.append(summary["name"])
+        failures = tracker.flush()
+        if failures:
+            raise RuntimeError(failures[-1])
+        if summary.pop("traces_error", None) is not None or summary["name"] in report.logged:
+            sweep.write_job_summary(Path(summary["output_dir"]), summary)
     if not state.get("sweep_end_logged"):
         tracker.log_files(report.parent_id, [sweep_dir / name for name in SWEEP_FILES if (sweep_dir / name).exists()])
         log_champion(read_champion(sweep_dir), summaries, tracker, report.parent_id)
@@ -77,6 +85,11 @@ def mark_sweep_end_logged(sweep_dir: Path) -> None:
     state = sweep.read_sweep(sweep_dir)
     state["sweep_end_logged"] = True
     sweep.save_sweep(sweep_dir, state)
+
+
+def _result(folder: Path) -> RunResult | None:
+    """The job's result; None for a job that failed before it had one."""
+    return RunResult.read(folder) if (folder / "metrics.json").exists() else None
 
 
 def _outcome(summary: dict[str, Any]) -> JobOutcome:
