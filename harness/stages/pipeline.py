@@ -62,7 +62,7 @@ def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
         "chunks": len(chunks),
         "seconds": timings,
         # what a retrieval-only sweep weighs beside quality (stats.front.retrieval)
-        "retrieval_seconds_per_query": (timings["search"] + timings.get("rerank", 0.0)) / max(len(queries), 1),
+        "retrieval_seconds_per_query": (timings["search"] + timings.get("rerank", 0.0)) / max(len(dataset.questions), 1),
         "index_bytes": retriever.index_bytes(),
         "cache": dict(cache.stats),
         "failures": {tally.stage: tally.summary() for tally in state.tallies},
