@@ -139,7 +139,7 @@ def _few_shot(args, cfg, tables, settings, align_settings, scale, store):
 
 
 def _log(report, args, settings, store, folder: Path) -> int:
-    from harness.tracking.align import log_align
+    from harness.tracking.reports.align import log_align
 
     params = {"align.kind": report.kind, "align.labels": str(args.labels), "align.dimension": report.dimension,
               "align.name": args.name, "align.few_shot": args.few_shot if args.few_shot is not None else "none",

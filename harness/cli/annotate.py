@@ -121,7 +121,7 @@ def _export(args, settings, table, store) -> int:
 def _tag_traces(args, sample, table, store) -> int:
     """Tags the sample's traces ``harness.annotate`` = NAME and says how to find and label them."""
     from harness.tracking.base import RunRef
-    from harness.tracking.mlflow_labels import ANNOTATE_TAG, trace_filter
+    from harness.tracking.mlflow.labels import ANNOTATE_TAG, trace_filter
 
     if table.run_id is None:
         raise ValueError(f"--tag-traces tags a run's traces in MLflow, but {args.run} is a run folder; give the run's "
@@ -153,7 +153,7 @@ def _import(args, settings, table, tmp: Path, store) -> int:
             report.write(args.out_dir)
             print(f"Report files: {args.out_dir}")
         return 0
-    from harness.tracking.human_eval import log_human_eval
+    from harness.tracking.reports.human_eval import log_human_eval
 
     params = {"human.dimensions": ",".join(settings.dimensions), "human.confidence": settings.confidence,
               "human.annotators": ",".join(annotations.annotators),

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.tracking.gating import GATES_FILE
-from harness.tracking.sweep import JOB_SUMMARY, SWEEP_FILE
+from harness.tracking.verdicts.gating import GATES_FILE
+from harness.tracking.sweep.state import JOB_SUMMARY, SWEEP_FILE
 
 # Failed jobs are returned (Sweep.failed, RuntimeError), not turned into the command's exit status.
 KEEP_GOING = "++hydra.callbacks.tracking.exit_on_failure=false"
@@ -129,7 +129,7 @@ def _evaluation(output_dir: Path, result) -> Evaluation:
 
 
 def _gate_failures(folder: Path | None) -> list[str]:
-    """The failed gates a run or sweep wrote (harness.tracking.gating); a sweep's runs have none of their own."""
+    """The failed gates a run or sweep wrote (harness.tracking.verdicts.gating); a sweep's runs have none of their own."""
     path = folder / GATES_FILE if folder else None
     return path.read_text().splitlines() if path and path.exists() else []
 

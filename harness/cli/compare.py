@@ -31,7 +31,7 @@ from harness.cli.compose import add_tracking_argument, compose, tracker
 from harness.results.table import read_table
 from harness.stats.paired import MisalignedError
 from harness.tracking.base import ReportRun, RunRef
-from harness.tracking.statistics import STATS_SETTINGS, print_report, write_stats_report
+from harness.tracking.verdicts.statistics import STATS_SETTINGS, print_report, write_stats_report
 
 _OVERRIDE = re.compile(r"^[+~]?(stats|report|seed|experiment|experiment_name|tracking)([.=]|$)")
 

@@ -86,7 +86,7 @@ def labels_source(spec: str, tables: list, store):
     those names on the last run's traces, read through ``store``
     (:class:`~harness.metaeval.labels.FeedbackLabels`)."""
     from harness.tracking.base import RunRef
-    from harness.tracking.mlflow_labels import PREFIX
+    from harness.tracking.mlflow.labels import PREFIX
 
     if not spec.startswith(PREFIX) or Path(spec).is_file():
         return Path(spec)

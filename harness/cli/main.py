@@ -12,7 +12,7 @@ from harness.cli.subcommands import SUBCOMMANDS, register_help_resolver
 
 def cli() -> None:
     """Runs a subcommand, or Hydra's run/sweep; exits non-zero if any job failed (the tracking
-    callback ends the command with the status, see :mod:`harness.tracking.callback`)."""
+    callback ends the command with the status, see :mod:`harness.tracking.sweep.callback`)."""
     command = sys.argv[1] if len(sys.argv) > 1 else None
     if command in ("--version", "-V"):
         from harness import __version__
@@ -23,12 +23,12 @@ def cli() -> None:
         # Imported on use: start-up stays light.
         try:
             sys.exit(importlib.import_module(SUBCOMMANDS[command][0]).main(sys.argv[2:]))
-        except ConnectionError as err:  # the tracking server is unreachable (harness.tracking.store.probe)
+        except ConnectionError as err:  # the tracking server is unreachable (harness.tracking.mlflow.store.probe)
             print(f"harness {command}: {err}", file=sys.stderr)
             sys.exit(2)
     # Model loading's own bars ("Loading weights") would interleave with the harness's progress.
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    from harness.tracking.interruption import allow_signals, stop_on_signals
+    from harness.tracking.sweep.interruption import allow_signals, stop_on_signals
 
     stop_on_signals()
     try:
@@ -45,7 +45,7 @@ def cli() -> None:
         try:
             main()
             status = 0
-        except SystemExit as done:  # the callback's exit status (harness.tracking.callback), or Hydra's
+        except SystemExit as done:  # the callback's exit status (harness.tracking.sweep.callback), or Hydra's
             status = done.code
         allow_signals()  # a signal held until the end still ends the process as stopped
     except KeyboardInterrupt as stop:  # SIGINT, or SIGTERM (see stop_on_signals)
@@ -121,7 +121,7 @@ def _resume_folder(argv: list[str]) -> list[str]:
 
 def _stopped(stop: KeyboardInterrupt) -> int:
     """Closes the open runs as KILLED and says so in one line; the exit status for the signal."""
-    from harness.tracking.interruption import OPEN, close_open_runs, exit_code
+    from harness.tracking.sweep.interruption import OPEN, close_open_runs, exit_code
 
     name, status = exit_code(stop)
     killed = close_open_runs(name)

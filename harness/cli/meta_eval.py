@@ -74,7 +74,7 @@ def main(argv: list[str]) -> int:
 
 
 def _log(report, args, settings, store, folder: Path) -> int:
-    from harness.tracking.meta_eval import log_meta_eval
+    from harness.tracking.reports.meta_eval import log_meta_eval
 
     params = {"meta_eval.kind": report.kind, "meta_eval.labels": str(args.labels),
               "meta_eval.bootstrap.resamples": settings.resamples, "meta_eval.bootstrap.confidence": settings.confidence,

@@ -27,12 +27,12 @@ from harness.metrics.units import legend_line, short_labels
 from harness.racing.race import read_race, round_lines
 from harness.results.html_report import ReportInputs, render_html
 from harness.results.table import read_table
-from harness.tracking.champion import read_champion
-from harness.tracking.front import read_front
-from harness.tracking.leaderboard import legend_line_or_name, short_labels_or_names
-from harness.tracking.statistics import STATS_SETTINGS
-from harness.tracking.selfcheck_flags import MARK
-from harness.tracking.sweep import JOB_SUMMARY, collect_job_summaries, read_sweep
+from harness.tracking.verdicts.champion import read_champion
+from harness.tracking.verdicts.front import read_front
+from harness.tracking.verdicts.leaderboard import legend_line_or_name, short_labels_or_names
+from harness.tracking.verdicts.statistics import STATS_SETTINGS
+from harness.tracking.verdicts.selfcheck_flags import MARK
+from harness.tracking.sweep.state import JOB_SUMMARY, collect_job_summaries, read_sweep
 
 _FIXED_COLUMNS = ("job", "run", "status")
 

@@ -23,7 +23,7 @@ import sys
 from omegaconf import OmegaConf
 
 from harness.cli.compose import add_tracking_argument, compose, tracker
-from harness.tracking.naming import flatten, metric_name
+from harness.tracking.sweep.naming import flatten, metric_name
 
 CONFIG = "config.yaml"
 RUN_NAME_TAG = "mlflow.runName"  # MLflow renames a run whose tag this is set

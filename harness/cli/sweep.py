@@ -1,7 +1,7 @@
 """The Hydra task: ``harness [overrides]`` runs one job, ``harness -m ...`` a sweep.
 
 The task function only instantiates the configured parts and runs the pipeline; tracking
-happens in :class:`harness.tracking.callback.TrackingCallback`.
+happens in :class:`harness.tracking.sweep.callback.TrackingCallback`.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from harness.jobs import build_job, checked_in_this_process, parts_of_this_proce
 from harness.stages.pipeline import run_pipeline
 from harness.results.records import RunResult
 from harness.tracking.outcome import JobOutcome
-from harness.tracking.search import objective_values
-from harness.tracking.sweep import finished_job
+from harness.tracking.sweep.search import objective_values
+from harness.tracking.sweep.state import finished_job
 
 log = logging.getLogger("harness")
 CONFIG_DIR = PROJECT_ROOT / "conf"

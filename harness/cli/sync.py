@@ -35,7 +35,7 @@ def main(argv: list[str]) -> int:
         return 2
     register()
     cfg = OmegaConf.merge(OmegaConf.load(config_file), OmegaConf.from_dotlist(args.overrides))
-    from harness.tracking.sync import sync_sweep
+    from harness.tracking.sweep.sync import sync_sweep
 
     try:
         check_targets(cfg)

@@ -5,7 +5,7 @@ over all its questions. Each stage leaves a :class:`StageRecord`: its wall-clock
 per question, the :class:`SpanRecord` s of the work it did for that question (a search, two answers,
 one judgement per rubric...), each placed on the wall clock: the question's own stretch where the
 stage works question by question, else the batch it was part of. The records are plain data: the
-tracking layer turns them into traces (``harness.tracking.mlflow_traces``); they are written beside
+tracking layer turns them into traces (``harness.tracking.mlflow.traces``); they are written beside
 the per-question table (``stages.json``) so a job logged later (``harness sync``) gets the same traces.
 
 Retrieved chunks are named by id in the spans; their texts are kept once per job in ``passages``.

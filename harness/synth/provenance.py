@@ -1,6 +1,6 @@
 """The provenance of a synthetic question file, summed up for the run that scores it: which kinds,
 models, prompts and seeds wrote it, and (from the summary ``harness synth`` wrote beside it) what
-each filter removed. Logged as the MLflow dataset's profile (:mod:`harness.tracking.mlflow_inputs`)."""
+each filter removed. Logged as the MLflow dataset's profile (:mod:`harness.tracking.mlflow.inputs`)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from harness.metaeval.labels import FeedbackLabels
-from harness.tracking.leaderboard import Leaderboard
 from harness.tracking.outcome import JobInfo, JobOutcome
 
 
@@ -117,8 +116,9 @@ class Tracker:
     def log_files(self, run_id: str | None, paths: list[Path]) -> None:
         """Attaches files to a recorded run."""
 
-    def end_sweep(self, parent_id: str | None, board: Leaderboard, jobs: int, failed: int) -> None:
-        """Closes the sweep's parent record with the leaderboard and failure count."""
+    def end_sweep(self, parent_id: str | None, texts: dict[str, str], jobs: int, failed: int) -> None:
+        """Closes the sweep's parent record with its job counts and ``texts`` (file name -> content:
+        the leaderboard rendered as CSV and markdown)."""
 
     def log_report(self, report: ReportRun) -> RunRef | None:
         """Records an analysis as a finished run; returns it (None when nothing is recorded)."""

@@ -23,7 +23,7 @@ class JobOutcome:
     # A resumed sweep's job that had finished before: its summary, nothing recomputed or logged.
     previous: dict[str, Any] | None = None
     # What a search sweeper (hydra/sweeper=optuna) optimises: the values of the config's
-    # ``objectives`` (harness.tracking.search.objective_values); read with float() or iter().
+    # ``objectives`` (harness.tracking.sweep.search.objective_values); read with float() or iter().
     objectives: list[float] | None = None
 
     @classmethod

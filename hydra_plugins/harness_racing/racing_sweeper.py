@@ -41,7 +41,7 @@ class RacingSweeper(Sweeper):
     def sweep(self, arguments: List[str]) -> Any:
         from harness.jobs import load_dataset, parts_of_this_process
         from harness.racing.order import first_questions, round_sizes
-        from harness.tracking.naming import sweep_job_name, sweep_naming
+        from harness.tracking.sweep.naming import sweep_job_name, sweep_naming
 
         assert self.config is not None and self.launcher is not None and self.hydra_context is not None
         parser = OverridesParser.create(config_loader=self.hydra_context.config_loader)
@@ -52,7 +52,7 @@ class RacingSweeper(Sweeper):
         OmegaConf.save(self.config, sweep_dir / "multirun.yaml")
 
         settings = self.config.race
-        # named as their runs are (harness.tracking.callback): the keys the race varies
+        # named as their runs are (harness.tracking.sweep.callback): the keys the race varies
         naming = sweep_naming(list(arguments), self.params, self.config)
         names = [sweep_job_name(job, naming["varied"], naming["path_keys"], naming["labels"]) or str(number)
                  for number, job in enumerate(jobs)]

@@ -14,8 +14,8 @@ from harness.cli.align import main as align
 from harness.cli.annotate import main as annotate
 from harness.cli.meta_eval import main as meta_eval
 from harness.results.records import RunResult
-from harness.tracking.mlflow_labels import trace_filter
-from harness.tracking.mlflow_tracker import MLflowTracker
+from harness.tracking.mlflow.labels import trace_filter
+from harness.tracking.mlflow.tracker import MLflowTracker
 from harness.tracking.outcome import JobInfo, JobOutcome
 from tests.metaeval.conftest import write_jsonl
 from tests.tracking.contract_traces import global_tracking_uri, human, write_question_traces

@@ -16,8 +16,8 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from harness.results.table import read_table
-from harness.tracking.mlflow_traces import QUESTION_TAG
-from harness.tracking.store import open_client
+from harness.tracking.mlflow.traces import QUESTION_TAG
+from harness.tracking.mlflow.store import open_client
 from tests.conftest import TINY_DATASET_OVERRIDES
 from tests.e2e.test_sweep import run_cli, split
 from tests.services import start_mlflow_server

@@ -11,8 +11,8 @@ from harness.cache import DiskCache
 from harness.judges.selfcheck import SelfCheckSettings, selfcheck_items, selfcheck_result
 from harness.metrics.context_delta import ContextDeltaSuite
 from harness.stages.judging import Judging
-from harness.tracking.leaderboard import Leaderboard
-from harness.tracking.selfcheck_flags import threshold_notes, warnings
+from harness.tracking.verdicts.leaderboard import Leaderboard
+from harness.tracking.verdicts.selfcheck_flags import threshold_notes, warnings
 from tests.judges.conftest import ScriptedJudge, demo_questions, make_record
 
 SETTINGS = SelfCheckSettings(enabled=True, pairs=20, min_auc=0.75, contexts=2, seed=0)

@@ -15,7 +15,7 @@ import pytest
 
 from harness.console import short_names
 from harness.results.html_report import ReportInputs, render_html
-from harness.tracking.front import write_front
+from harness.tracking.verdicts.front import write_front
 from tests.stats.test_front import FRONT
 from tests.stats.test_report import settings
 

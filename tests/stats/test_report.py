@@ -85,7 +85,7 @@ def test_stats_options_compose_and_instantiate(compose):
 def test_printed_report_fits_120_columns_with_short_names():
     from rich.console import Console
 
-    from harness.tracking.statistics import print_report
+    from harness.tracking.verdicts.statistics import print_report
 
     names = [f"chunker={c},stats.guards=[x],retriever=bm25" for c in ("fixed_tokens", "recursive", "markdown_sections")]
     report = settings().compare({names[0]: table(0.0, 1), names[1]: table(0.5, 2), names[2]: table(0.25, 3)})

@@ -66,7 +66,7 @@ def test_markdown_has_a_row_per_comparison_and_the_verdicts():
 def test_the_printed_table_labels_the_interval_with_its_level():
     from rich.console import Console
 
-    from harness.tracking.statistics import print_report
+    from harness.tracking.verdicts.statistics import print_report
 
     console = Console(width=120, record=True)
     print_report(settings(alpha=0.1).compare(TABLES), console=console)

@@ -7,7 +7,7 @@ import json
 from mlflow import MlflowClient
 
 from harness.synth.provenance import synthetic_profile
-from harness.tracking.mlflow_inputs import dataset_input, log_dataset_input
+from harness.tracking.mlflow.inputs import dataset_input, log_dataset_input
 from tests.conftest import TINY
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 
 from harness.stats.sweep_report import StatsReport
-from harness.tracking import callback
-from harness.tracking.statistics import print_brief_report, print_report
+from harness.tracking.sweep import callback
+from harness.tracking.verdicts.statistics import print_brief_report, print_report
 from tests.stats.test_report import settings, table
 
 CHUNKERS, RETRIEVERS = ("fixed_tokens", "recursive", "markdown_sections"), ("bm25", "dense", "hybrid")

@@ -11,13 +11,13 @@ import pytest
 from mlflow import MlflowClient
 from mlflow.exceptions import MlflowException
 
-from harness.tracking.mlflow_inputs import dataset_input, log_dataset_input
+from harness.tracking.mlflow.inputs import dataset_input, log_dataset_input
 
 # One job's logging: waits for a shared instant, then logs the dataset into its own new run.
 JOB = textwrap.dedent("""
     import sys, time
     from mlflow import MlflowClient
-    from harness.tracking.mlflow_inputs import dataset_input, log_dataset_input
+    from harness.tracking.mlflow.inputs import dataset_input, log_dataset_input
     uri, experiment, start = sys.argv[1], sys.argv[2], float(sys.argv[3])
     client = MlflowClient(uri)
     run = client.create_run(experiment)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from mlflow.tracking import MlflowClient
 
-from harness.tracking.description import NOTE, describe_runs, description
-from harness.tracking.mlflow_tracker import MLflowTracker
+from harness.tracking.verdicts.description import NOTE, describe_runs, description
+from harness.tracking.mlflow.tracker import MLflowTracker
 from tests.stats.test_report import settings, table
 
 

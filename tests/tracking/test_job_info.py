@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from omegaconf import OmegaConf
 
-from harness.tracking.callback import _task_container
+from harness.tracking.sweep.callback import _task_container
 
 
 def test_the_task_config_equals_omegaconfs_masked_copy_resolved(compose):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from harness.tracking.leaderboard import Leaderboard
+from harness.tracking.verdicts.leaderboard import Leaderboard
 
 HEADLINE = ["retrieval/ndcg_at_5", "retrieval/mrr", "retrieval/hit_at_5", "key_facts/coverage_exact", "answer/f1",
             "answer/bertscore_f1", "judge/answer_score", "context_delta/delta_pp",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from harness.tracking.liveness import HOST_TAG, PID_TAG, STARTED_TAG, owner_alive, process_tags
+from harness.tracking.sweep.liveness import HOST_TAG, PID_TAG, STARTED_TAG, owner_alive, process_tags
 
 
 def test_this_process_is_alive():

@@ -10,8 +10,8 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from harness.results.records import RunResult
-from harness.tracking.mlflow_eval_dataset import SHA_TAG
-from harness.tracking.mlflow_tracker import MLflowTracker
+from harness.tracking.mlflow.eval_dataset import SHA_TAG
+from harness.tracking.mlflow.tracker import MLflowTracker
 from harness.tracking.outcome import JobInfo, JobOutcome
 from tests.tracking.contract_traces import global_tracking_uri
 
@@ -70,9 +70,9 @@ def test_a_store_without_evaluation_datasets_is_named_once_and_the_runs_are_logg
     monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
     uri = (tmp_path / "mlruns").as_uri()
     tracker = MLflowTracker(uri, "eval", ui_hint=False)
-    with caplog.at_level(logging.WARNING, logger="harness.tracking.mlflow_eval_dataset"):
+    with caplog.at_level(logging.WARNING, logger="harness.tracking.mlflow.eval_dataset"):
         runs = [log(tracker, tmp_path, f"job{i}", rows(2, answers=True)) for i in range(2)]
-    lines = [r.getMessage() for r in caplog.records if r.name == "harness.tracking.mlflow_eval_dataset"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "harness.tracking.mlflow.eval_dataset"]
     assert lines == [f"MLflow at {uri} holds no evaluation datasets, so the question set is not on its Datasets "
                      "page (a SQL store such as sqlite:///mlflow.db does)"]
     for run_id in runs:
@@ -81,4 +81,4 @@ def test_a_store_without_evaluation_datasets_is_named_once_and_the_runs_are_logg
 
 @pytest.fixture(autouse=True)
 def _forget_told_stores(monkeypatch):
-    monkeypatch.setattr("harness.tracking.mlflow_eval_dataset._told", set())
+    monkeypatch.setattr("harness.tracking.mlflow.eval_dataset._told", set())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.tracking.naming import path_labels, single_run_name, sweep_job_name, unique_names, varied_keys
+from harness.tracking.sweep.naming import path_labels, single_run_name, sweep_job_name, unique_names, varied_keys
 
 
 def test_analysis_only_settings_never_enter_run_names(compose):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.tracking.retry import Outage
+from harness.tracking.mlflow.retry import Outage
 
 
 class Server:

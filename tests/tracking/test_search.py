@@ -8,7 +8,7 @@ from omegaconf import OmegaConf
 
 from harness.tracking.base import Tracker
 from harness.tracking.outcome import JobOutcome
-from harness.tracking.search import log_search_result, objective_values, search_tags
+from harness.tracking.sweep.search import log_search_result, objective_values, search_tags
 
 CFG = OmegaConf.create({"objectives": [], "stats": {"primary": {"name": None}},
                         "report": {"headline": ["retrieval/ndcg_at_5", "answer/f1"]}})

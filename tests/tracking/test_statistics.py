@@ -8,8 +8,8 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from harness.results.table import write_table
-from harness.tracking.mlflow_tracker import MLflowTracker
-from harness.tracking.statistics import report_sweep_statistics
+from harness.tracking.mlflow.tracker import MLflowTracker
+from harness.tracking.verdicts.statistics import report_sweep_statistics
 from tests.stats.test_report import settings, table
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from harness.tracking.store import open_client, sqlite_path
+from harness.tracking.mlflow.store import open_client, sqlite_path
 
 
 def test_sqlite_path_of_tracking_uris():
@@ -34,7 +34,7 @@ def test_probe_fails_fast_naming_the_server_without_credentials():
 
     import pytest
 
-    from harness.tracking.store import probe
+    from harness.tracking.mlflow.store import probe
 
     with socket.socket() as silent:  # accepts connections, never answers
         silent.bind(("127.0.0.1", 0))
@@ -50,7 +50,7 @@ def test_probe_fails_fast_naming_the_server_without_credentials():
 
 
 def test_probe_accepts_any_http_answer_and_ignores_local_stores(httpserver):
-    from harness.tracking.store import probe
+    from harness.tracking.mlflow.store import probe
 
     httpserver.expect_request("/health").respond_with_data("nope", status=404)
     probe(httpserver.url_for("/").rstrip("/"), timeout=5)
@@ -73,7 +73,7 @@ def test_the_configured_http_settings_are_ones_mlflow_reads(compose, monkeypatch
 def test_a_store_is_set_up_once_per_process_and_again_if_its_file_is_gone(tmp_path, monkeypatch):
     from filelock import FileLock
 
-    from harness.tracking import store
+    from harness.tracking.mlflow import store
 
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     locks = []
@@ -131,7 +131,7 @@ def test_a_new_store_copied_from_the_machine_cache_equals_one_mlflow_builds(tmp_
 
 
 def test_a_cached_empty_store_that_does_not_verify_is_rebuilt_not_copied(tmp_path, monkeypatch, caplog):
-    from harness.tracking import store
+    from harness.tracking.mlflow import store
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HARNESS_MODEL_CACHE", str(tmp_path / "machine"))

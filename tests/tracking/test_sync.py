@@ -9,11 +9,11 @@ from mlflow.tracking import MlflowClient
 from harness.results.records import RunResult
 from harness.stats.front import Figure, Front, FrontRun
 from harness.stats.front_axes import Axis
-from harness.tracking.front import write_front
-from harness.tracking import sweep
-from harness.tracking.mlflow_tracker import MLflowTracker
+from harness.tracking.verdicts.front import write_front
+from harness.tracking.sweep import state as sweep
+from harness.tracking.mlflow.tracker import MLflowTracker
 from harness.tracking.outcome import JobInfo
-from harness.tracking.sync import sync_sweep
+from harness.tracking.sweep.sync import sync_sweep
 
 
 def _unlogged_sweep(root):

@@ -8,9 +8,9 @@ from mlflow.tracking import MlflowClient
 
 from harness.results.records import RunResult
 from harness.results.stage_records import SpanRecord, StageRecord, StageRecords
-from harness.tracking.mlflow_trace_writer import TraceJob, TraceWriter
-from harness.tracking.mlflow_traces import QUESTION_TAG, build_trace, trace_id_for
-from harness.tracking.mlflow_tracker import MLflowTracker
+from harness.tracking.mlflow.trace_writer import TraceJob, TraceWriter
+from harness.tracking.mlflow.traces import QUESTION_TAG, build_trace, trace_id_for
+from harness.tracking.mlflow.tracker import MLflowTracker
 from harness.tracking.outcome import JobInfo, JobOutcome
 
 T0 = 1_700_000_000.0
@@ -141,7 +141,7 @@ def test_a_store_that_refuses_the_traces_leaves_the_run_logged_and_says_why_in_o
 @pytest.mark.parametrize("mode, expected", [("all", ["q1", "q2"]), ("answered", ["q1"]), ("none", [])])
 def test_tracking_traces_chooses_the_questions(mode, expected):
     from harness.config.schemas.choices import Traces
-    from harness.tracking.mlflow_trace_writer import trace_rows
+    from harness.tracking.mlflow.trace_writer import trace_rows
 
     assert [r["question_id"] for r in trace_rows([row("q1"), row("q2", False)], Traces(mode))] == expected
 

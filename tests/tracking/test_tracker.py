@@ -11,8 +11,8 @@ from mlflow.tracking import MlflowClient
 from harness.results.records import RunResult
 from harness.results.table import read_table
 from harness.tracking.base import NullTracker, ReportRun
-from harness.tracking.leaderboard import Leaderboard
-from harness.tracking.mlflow_tracker import MLflowTracker
+from harness.tracking.verdicts.leaderboard import Leaderboard
+from harness.tracking.mlflow.tracker import MLflowTracker
 from harness.tracking.outcome import JobInfo, JobOutcome
 
 ROWS = [{"question_id": "q1", "retrieval/mrr": 1.0}, {"question_id": "q2", "retrieval/mrr": 0.5}]
@@ -37,7 +37,7 @@ def test_a_sweep_written_through_the_tracker_reads_back(tmp_path, tracker):
     parent = tracker.start_sweep("exp sweep", {"harness.role": "sweep"})
     first = _job(tmp_path, tracker, "retriever=bm25", parent)
     second = _job(tmp_path, tracker, "retriever=dense", parent, rows=ROWS[:1])
-    tracker.end_sweep(parent, Leaderboard(columns=["run"], rows=[{"run": "retriever=bm25"}]), jobs=2, failed=0)
+    tracker.end_sweep(parent, Leaderboard(columns=["run"], rows=[{"run": "retriever=bm25"}]).texts(), jobs=2, failed=0)
 
     client = MlflowClient(tracker.tracking_uri)
     assert client.get_run(first).data.tags["mlflow.parentRunId"] == parent

@@ -18,7 +18,7 @@ class TrackingServerSchema:
     max_retries: int = MISSING
     backoff_factor: int = MISSING
     timeout: int = MISSING
-    # Waiting for a server that stops answering mid-sweep (harness.tracking.retry).
+    # Waiting for a server that stops answering mid-sweep (harness.tracking.mlflow.retry).
     retry_seconds: float = MISSING
     retry_wait: float = MISSING
 

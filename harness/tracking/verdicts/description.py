@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.metrics.units import unit_of
 from harness.tracking.base import Tracker
-from harness.tracking.selfcheck_flags import SUFFIX
+from harness.tracking.verdicts.selfcheck_flags import SUFFIX
 
 if TYPE_CHECKING:  # annotations only: the statistics (scipy, statsmodels) load when a sweep is compared
     from harness.stats.sweep_report import StatsReport

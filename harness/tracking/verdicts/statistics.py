@@ -11,8 +11,8 @@ from harness.results.table import read_table
 from harness.stats.report import SweepStatistics
 from harness.stats.sweep_report import StatsReport
 from harness.tracking.base import Tracker
-from harness.tracking.champion import log_champion, write_champion
-from harness.tracking.front import FRONT_FILE, front_lines, log_front, run_infos, write_front
+from harness.tracking.verdicts.champion import log_champion, write_champion
+from harness.tracking.verdicts.front import FRONT_FILE, front_lines, log_front, run_infos, write_front
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +34,7 @@ def report_sweep_statistics(stats: SweepStatistics, summaries: list[dict[str, An
                             tracker: Tracker, parent_id: str | None, headline: list[str] = (),
                             brief: bool = False) -> StatsReport | None:
     """Compares the finished runs with the champion; logs the table, verdicts and plot to the
-    parent, with the champion's ``headline`` metrics (:mod:`harness.tracking.champion`), and each
+    parent, with the champion's ``headline`` metrics (:mod:`harness.tracking.verdicts.champion`), and each
     challenger's figures to its own run. Bad input is reported, never fatal."""
     finished = [s for s in summaries if s["status"] == "FINISHED"]
     (sweep_dir / FRONT_FILE).unlink(missing_ok=True)  # a resumed sweep's folder may hold an older front
@@ -74,7 +74,7 @@ def ship_front(stats: SweepStatistics, tables: dict[str, list[dict[str, Any]]], 
     statistics already saved stand)."""
     from harness.console import console
     from harness.metrics.units import short_labels
-    from harness.tracking.leaderboard import short_labels_or_names
+    from harness.tracking.verdicts.leaderboard import short_labels_or_names
 
     try:
         front = stats.ship_front(tables, run_infos(finished), report)
@@ -134,7 +134,7 @@ def print_brief_report(report: StatsReport, width: int | None = None) -> None:
     winner, guards), as plain text that fits the console; the reasons are in stats_verdicts.csv."""
     from harness.console import console, plain_table, short_names
     from harness.metrics.units import short_labels
-    from harness.tracking.leaderboard import short_labels_or_names
+    from harness.tracking.verdicts.leaderboard import short_labels_or_names
 
     width = width or console().width
     short, _, keys = short_names([report.champion, *(c.name for c in report.result.challengers)])

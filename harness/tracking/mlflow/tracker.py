@@ -18,19 +18,18 @@ from harness.config.schemas.choices import Traces
 from harness.metaeval.labels import FeedbackLabels
 from harness.results.records import RunResult
 from harness.results.table import FILE_NAME
-from harness.tracking import mlflow_labels, mlflow_runs
-from harness.tracking.mlflow_runs import PARENT_TAG
+from harness.tracking.mlflow import labels as mlflow_labels, runs as mlflow_runs
+from harness.tracking.mlflow.runs import PARENT_TAG
 from harness.tracking.base import ReportRun, RunRef, StoreRefused, Tracker
-from harness.tracking.interruption import KILLED_BY_TAG
-from harness.tracking.leaderboard import Leaderboard
-from harness.tracking.mlflow_eval_dataset import link_eval_dataset
-from harness.tracking.mlflow_inputs import dataset_input, log_dataset_input
-from harness.tracking import mlflow_trace_writer
-from harness.tracking.naming import metric_name
+from harness.tracking.sweep.interruption import KILLED_BY_TAG
+from harness.tracking.mlflow.eval_dataset import link_eval_dataset
+from harness.tracking.mlflow.inputs import dataset_input, log_dataset_input
+from harness.tracking.mlflow import trace_writer as mlflow_trace_writer
+from harness.tracking.sweep.naming import metric_name
 from harness.tracking.outcome import JobInfo, JobOutcome
-from harness.tracking.retry import Outage
+from harness.tracking.mlflow.retry import Outage
 from harness.log_filters import FILE_ONLY
-from harness.tracking.store import (is_server, limit_http_retries, one_line, open_client, probe,
+from harness.tracking.mlflow.store import (is_server, limit_http_retries, one_line, open_client, probe,
                                     quiet_database_errors, shown)
 
 log = logging.getLogger(__name__)
@@ -51,8 +50,8 @@ class MLflowTracker(Tracker):
             waits), ``max_retries``, ``backoff_factor`` and ``timeout`` of MLflow's HTTP requests
             (used unless MLFLOW_HTTP_REQUEST_* environment variables set them), ``retry_seconds``
             and ``retry_wait``: how long a write waits for a server that stopped answering, and
-            the first wait between tries (:mod:`harness.tracking.retry`).
-        traces: which questions get a trace in the job's run (:mod:`harness.tracking.mlflow_traces`):
+            the first wait between tries (:mod:`harness.tracking.mlflow.retry`).
+        traces: which questions get a trace in the job's run (:mod:`harness.tracking.mlflow.traces`):
             ``all``, ``answered`` (those the generator answered) or ``none``.
     """
 
@@ -222,18 +221,18 @@ class MLflowTracker(Tracker):
         for path in paths if run_id else []:
             self._retrying(lambda: self._client.log_artifact(run_id, str(path)), f"logging {path.name}")
 
-    def end_sweep(self, parent_id: str | None, board: Leaderboard, jobs: int, failed: int) -> None:
+    def end_sweep(self, parent_id: str | None, texts: dict[str, str], jobs: int, failed: int) -> None:
         if parent_id is not None:
             with self._refusals("the sweep's end"):
-                self._retrying(lambda: self._end_sweep(parent_id, board, jobs, failed), "closing the sweep")
+                self._retrying(lambda: self._end_sweep(parent_id, texts, jobs, failed), "closing the sweep")
 
-    def _end_sweep(self, parent_id: str, board: Leaderboard, jobs: int, failed: int) -> None:
+    def _end_sweep(self, parent_id: str, texts: dict[str, str], jobs: int, failed: int) -> None:
         client = self._client
         self._log_batch(parent_id, params={}, metrics={},
                         extra={"sweep/jobs": jobs, "sweep/jobs_failed": failed,
                                "sweep/jobs_finished": jobs - failed})
-        client.log_text(parent_id, board.to_csv(), "leaderboard.csv")
-        client.log_text(parent_id, board.to_markdown(), "leaderboard.md")
+        for name, text in texts.items():
+            client.log_text(parent_id, text, name)
         client.set_terminated(parent_id, status="FAILED" if jobs and failed == jobs else "FINISHED")
 
     def log_report(self, report: ReportRun) -> RunRef:

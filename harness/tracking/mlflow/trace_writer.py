@@ -31,9 +31,9 @@ from harness.config.secrets import redact_text
 from harness.log_filters import FILE_ONLY
 from harness.results.records import RunResult
 from harness.results.stage_records import StageRecords
-from harness.tracking.interruption import OPEN
-from harness.tracking.mlflow_traces import QUESTION_TAG, BuiltTrace, build_trace
-from harness.tracking.store import one_line, quiet_database_errors, shown
+from harness.tracking.sweep.interruption import OPEN
+from harness.tracking.mlflow.traces import QUESTION_TAG, BuiltTrace, build_trace
+from harness.tracking.mlflow.store import one_line, quiet_database_errors, shown
 
 log = logging.getLogger(__name__)
 

@@ -32,19 +32,19 @@ from harness.jobs import (JobNotValid, SweepNotValid, build_job, check_sweep_job
                           load_dataset, parts_of_this_process)
 from harness.log_filters import FILE_ONLY
 from harness.racing.race import read_race
-from harness.tracking import race, sweep
+from harness.tracking.sweep import race, state as sweep
 from harness.tracking.base import StoreRefused
-from harness.tracking.description import describe_runs
-from harness.tracking.gating import check_gates
-from harness.tracking.interruption import OPEN, allow_signals, hold_signals
-from harness.tracking.leaderboard import Leaderboard
-from harness.tracking.liveness import process_tags
-from harness.tracking.naming import flatten, portable, single_run_name, sweep_job_name, sweep_naming
-from harness.tracking.selfcheck_flags import threshold_notes, warnings as selfcheck_warnings
+from harness.tracking.verdicts.description import describe_runs
+from harness.tracking.verdicts.gating import check_gates
+from harness.tracking.sweep.interruption import OPEN, allow_signals, hold_signals
+from harness.tracking.verdicts.leaderboard import Leaderboard
+from harness.tracking.sweep.liveness import process_tags
+from harness.tracking.sweep.naming import flatten, portable, single_run_name, sweep_job_name, sweep_naming
+from harness.tracking.verdicts.selfcheck_flags import threshold_notes, warnings as selfcheck_warnings
 from harness.tracking.outcome import JobInfo, JobOutcome
-from harness.tracking.resume import resume_sweep
-from harness.tracking.search import log_search_result
-from harness.tracking.sync import mark_sweep_end_logged, not_logged
+from harness.tracking.sweep.resume import resume_sweep
+from harness.tracking.sweep.search import log_search_result
+from harness.tracking.sweep.sync import mark_sweep_end_logged, not_logged
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +97,7 @@ class TrackingCallback(Callback):
         OPEN.tracker, OPEN.sweep_id, OPEN.sweep_dir = tracker, state["sweep_id"], str(config.hydra.sweep.dir)
         stats = instantiate(config.stats)
         if stats.enabled and dataset is not None:
-            from harness.tracking.statistics import plan_sweep  # scipy and statsmodels: a sweep's, not a run's
+            from harness.tracking.verdicts.statistics import plan_sweep  # scipy and statsmodels: a sweep's, not a run's
 
             plan_sweep(stats, len(dataset.questions), Path(config.hydra.sweep.dir), tracker,
                        state.get("parent_run_id"))
@@ -219,13 +219,13 @@ class TrackingCallback(Callback):
             log_search_result(sweep_dir, summaries, tracker, state.get("parent_run_id"))
             report = None
             if stats.enabled:  # a race's survivors only: they ran the same questions
-                from harness.tracking.statistics import report_sweep_statistics
+                from harness.tracking.verdicts.statistics import report_sweep_statistics
 
                 report = report_sweep_statistics(stats, race.survivors(summaries) if record else summaries,
                                                  sweep_dir, tracker, state.get("parent_run_id"),
                                                  list(config.report.headline), brief=_brief(config))
             describe_runs(tracker, summaries, list(config.report.headline), report)  # the verdicts exist now
-            tracker.end_sweep(state.get("parent_run_id"), board, jobs=len(summaries), failed=len(failed))
+            tracker.end_sweep(state.get("parent_run_id"), board.texts(), jobs=len(summaries), failed=len(failed))
             mark_sweep_end_logged(sweep_dir)
         except Exception as err:  # everything is on disk; `harness sync` logs it later
             log.info("tracking failed at the end of the sweep", exc_info=True, extra=FILE_ONLY)

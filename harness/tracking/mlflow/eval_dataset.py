@@ -21,8 +21,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from harness.results.records import RunResult
-from harness.tracking.mlflow_inputs import CONTEXT
-from harness.tracking.store import shown
+from harness.tracking.mlflow.inputs import CONTEXT
+from harness.tracking.mlflow.store import shown
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Reading runs back from an MLflow store: by id or name, an experiment's finished runs, artifacts.
 
-Functions of an ``MlflowClient``; :class:`~harness.tracking.mlflow_tracker.MLflowTracker` exposes
+Functions of an ``MlflowClient``; :class:`~harness.tracking.mlflow.tracker.MLflowTracker` exposes
 them through the :class:`~harness.tracking.base.Tracker` interface.
 """
 

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from harness.results.records import RunResult
-from harness.tracking import sweep
+from harness.tracking.sweep import state as sweep
 from harness.tracking.base import Tracker
-from harness.tracking.champion import log_champion, read_champion
-from harness.tracking.front import FRONT_FILE, log_front, read_front
-from harness.tracking.leaderboard import Leaderboard
+from harness.tracking.verdicts.champion import log_champion, read_champion
+from harness.tracking.verdicts.front import FRONT_FILE, log_front, read_front
+from harness.tracking.verdicts.leaderboard import Leaderboard
 from harness.tracking.outcome import JobInfo, JobOutcome
 
 # Files the end of a sweep leaves in its folder and attaches to the parent run.
@@ -74,7 +74,7 @@ def sync_sweep(sweep_dir: Path, tracker: Tracker, headline: list[str]) -> SyncRe
         log_champion(read_champion(sweep_dir), summaries, tracker, report.parent_id)
         log_front(read_front(sweep_dir), summaries, tracker, report.parent_id)
         failed = sum(s["status"] != "FINISHED" for s in summaries)
-        tracker.end_sweep(report.parent_id, Leaderboard.from_summaries(summaries, headline),
+        tracker.end_sweep(report.parent_id, Leaderboard.from_summaries(summaries, headline).texts(),
                           jobs=len(summaries), failed=failed)
         mark_sweep_end_logged(sweep_dir)
         report.sweep_end_logged = True

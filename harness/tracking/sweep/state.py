@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.config.secrets import redact
-from harness.tracking.naming import unique_names
+from harness.tracking.sweep.naming import unique_names
 
 SWEEP_FILE = ".harness_sweep.json"
 JOB_SUMMARY = "summary.json"

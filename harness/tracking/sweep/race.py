@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.racing.race import RACE_FILE, round_lines
-from harness.tracking import sweep
+from harness.tracking.sweep import state as sweep
 from harness.tracking.base import Tracker
 
 # Leaderboard columns of a race, after the headline metrics.

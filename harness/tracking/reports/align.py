@@ -7,7 +7,7 @@ from pathlib import Path
 
 from harness.align.report import AlignReport
 from harness.tracking.base import RunRef, Tracker
-from harness.tracking.meta_eval import log_labelled_report
+from harness.tracking.reports.meta_eval import log_labelled_report
 
 ROLE = "align"
 

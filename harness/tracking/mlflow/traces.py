@@ -7,10 +7,10 @@ on the question (:mod:`harness.results.stage_records`): the search as a RETRIEVE
 are the chunks as MLflow documents in rank order, the reranker's order in a RERANKER span, each
 answer as an LLM span (prompt, answer, token counts, time to first token), each judgement as an
 EVALUATOR span with the judge's raw reply, the routing and the scoring. Its assessments are built by
-:mod:`harness.tracking.mlflow_assessments`.
+:mod:`harness.tracking.mlflow.assessments`.
 
 Trace and span ids are derived from the run id and question id, so a question of a run always has
-the same trace id (:mod:`harness.tracking.mlflow_trace_writer` writes each one once).
+the same trace id (:mod:`harness.tracking.mlflow.trace_writer` writes each one once).
 
 The entities are built here, not with ``mlflow.start_span``: that exports each span on its own
 (about 90 ms a trace into SQLite, issue 35); these are written a job at a time.
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.results.stage_records import SpanRecord, StageRecords
-from harness.tracking.mlflow_assessments import assessments_for
+from harness.tracking.mlflow.assessments import assessments_for
 
 QUESTION_TAG = "harness.question_id"
 # The stage records' kinds of work as MLflow span types.

@@ -9,7 +9,7 @@ from typing import Any
 from harness.gates.rules import Gates
 from harness.results.table import read_table
 from harness.tracking.base import Tracker
-from harness.tracking.front import read_front
+from harness.tracking.verdicts.front import read_front
 
 GATES_FILE = "gates_failed.txt"
 

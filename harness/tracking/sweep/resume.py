@@ -1,7 +1,7 @@
 """Resuming a sweep (``+resume=<sweep folder>``): same folder, same parent run, unfinished jobs only.
 
 Jobs whose folder holds a FINISHED summary of this sweep are not run again (see
-:func:`harness.tracking.sweep.finished_job`); runs left RUNNING by a process that no longer exists
+:func:`harness.tracking.sweep.state.finished_job`); runs left RUNNING by a process that no longer exists
 (SIGKILL, power loss) are closed as KILLED first.
 """
 
@@ -11,9 +11,9 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from harness.tracking import sweep
+from harness.tracking.sweep import state as sweep
 from harness.tracking.base import Tracker
-from harness.tracking.liveness import HOST_TAG, PID_TAG, owner_alive, process_tags
+from harness.tracking.sweep.liveness import HOST_TAG, PID_TAG, owner_alive, process_tags
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from harness.tracking.selfcheck_flags import MARK, flagged
+from harness.tracking.verdicts.selfcheck_flags import MARK, flagged
 
 
 @dataclass
@@ -53,6 +53,10 @@ class Leaderboard:
         lines = ["| " + " | ".join(self.columns) + " |", "|" + "---|" * len(self.columns)]
         lines += ["| " + " | ".join(_cell(row.get(c)) for c in self.columns) + " |" for row in self.rows]
         return "\n".join(lines) + "\n"
+
+    def texts(self) -> dict[str, str]:
+        """The files a sweep's parent run holds: file name -> content."""
+        return {"leaderboard.csv": self.to_csv(), "leaderboard.md": self.to_markdown()}
 
     def print(self, title: str, console=None) -> None:
         """The table on the console (its width; 120 in a log), run names shortened to what differs
