@@ -1,5 +1,5 @@
 """What opening a new MLflow SQLite store costs: a copy of the cached empty store against MLflow
-building its tables by running every schema migration (harness/tracking/store.py).
+building its tables by running every schema migration (harness/tracking/mlflow/store.py).
 
 Each opening runs in a fresh process (as every `harness` command and sweep worker does), interleaved
 so that load on a shared machine hits both alike: the process imports MLflow, then times
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PROBE = """
 import json, sys, time
 import mlflow.tracking  # imported before timing: every harness process imports it anyway
-from harness.tracking.store import open_client
+from harness.tracking.mlflow.store import open_client
 start, start_cpu = time.perf_counter(), time.process_time()
 open_client(f"sqlite:///{sys.argv[1]}").search_experiments(max_results=1)
 print(json.dumps({"wall": time.perf_counter() - start, "cpu": time.process_time() - start_cpu}))

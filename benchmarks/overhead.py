@@ -57,10 +57,10 @@ BREAKDOWN = {
                                                     ("harness/jobs.py", "check_sweep_jobs")],
     "dataset validation and loading": [("harness/data/beir.py", "load_beir"), ("harness/data/squad.py", "load_squad")],
     "cache key hashing": [("harness/cache.py", "content_key")],
-    "tracking (MLflow, all callbacks)": [("harness/tracking/callback.py", name) for name in
+    "tracking (MLflow, all callbacks)": [("harness/tracking/sweep/callback.py", name) for name in
                                          ("on_run_start", "on_job_start", "on_job_end", "on_run_end")],
-    "  of which the per-question table in MLflow": [("harness/tracking/mlflow_tracker.py", "_log_table")],
-    "  of which the report": [("harness/tracking/callback.py", "_report")],
+    "  of which the per-question table in MLflow": [("harness/tracking/mlflow/tracker.py", "_log_table")],
+    "  of which the report": [("harness/tracking/sweep/callback.py", "_report")],
     "result writing (per_question.jsonl, metrics.json)": [("harness/results/records.py", "write")],
     "pipeline (the libraries' work and the harness's glue)": [("harness/stages/pipeline.py", "run_pipeline")],
     "imports": [("<frozen importlib._bootstrap>", "_find_and_load")],

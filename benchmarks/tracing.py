@@ -67,8 +67,8 @@ def traces_in(workdir: Path) -> int:
 def writer_alone(sweep: Path, scratch: Path) -> dict[str, float]:
     """Each job's traces written again, synchronously, into a fresh store: seconds per job and per trace."""
     from harness.results.records import RunResult
-    from harness.tracking.mlflow_trace_writer import TraceJob, TraceWriter
-    from harness.tracking.mlflow_tracker import MLflowTracker
+    from harness.tracking.mlflow.trace_writer import TraceJob, TraceWriter
+    from harness.tracking.mlflow.tracker import MLflowTracker
 
     uri = f"sqlite:///{scratch / 'writer.db'}"
     tracker = MLflowTracker(uri, "writer", str(scratch / "writer_artifacts"), ui_hint=False, traces="none")

@@ -2,8 +2,9 @@
 through others) imports it back, no module imports a module of its own folder that imports it back,
 nothing imports up into the command line (``harness.cli`` and the entry points that wrap it), the
 configuration layer imports no other part of the package, and MLflow is imported only by the tracking
-layer and by the adapters named for it (a module file whose name starts with ``mlflow_``, such as
-the MLflow judge and the harness's metrics as MLflow scorers): the pipeline itself never imports it.
+layer's MLflow adapter (``harness/tracking/mlflow/``) and by the adapters named for it (a module file
+whose name starts with ``mlflow_``, such as the MLflow judge and the harness's metrics as MLflow
+scorers): the pipeline, and the sweep's own bookkeeping, never import it.
 
 Imports inside functions and under ``TYPE_CHECKING`` count: deferring an import hides a loop, it
 does not remove it.
@@ -180,16 +181,18 @@ def test_the_checks_see_the_loops_and_upward_imports_they_guard_against(tmp_path
 
 
 def mlflow_importers_outside_the_seam(package: Path = PACKAGE) -> list[str]:
-    """Modules that import MLflow but are neither in ``harness.tracking`` nor named for it (``mlflow_*.py``)."""
+    """Modules that import MLflow but are neither in the adapter ``harness.tracking.mlflow`` nor named
+    for it (``mlflow_*.py``)."""
+    seam = f"{package.name}.tracking.mlflow"
     return [str(path.relative_to(package.parent)) for module, path in _modules(package).items()
-            if not (module == f"{package.name}.tracking" or module.startswith(f"{package.name}.tracking."))
+            if not (module == seam or module.startswith(seam + "."))
             and not path.name.startswith("mlflow_")
             and any(name == "mlflow" or name.startswith("mlflow.") for name in _imports(path))]
 
 
 def test_only_tracking_and_modules_named_for_mlflow_import_it():
     offenders = mlflow_importers_outside_the_seam()
-    assert not offenders, f"MLflow imported outside harness/tracking/ and the mlflow_*.py adapters: {offenders}"
+    assert not offenders, f"MLflow imported outside harness/tracking/mlflow/ and the mlflow_*.py adapters: {offenders}"
 
 
 def test_the_mlflow_check_catches_an_offender(tmp_path):
@@ -198,8 +201,10 @@ def test_the_mlflow_check_catches_an_offender(tmp_path):
     files = {"__init__.py": "", "stages/__init__.py": "",
              "stages/pipeline.py": "def run():\n    import mlflow.genai\n",
              "stages/judging.py": "from mlflow.entities import Feedback\n",
-             "tracking/__init__.py": "", "tracking/writer.py": "import mlflow\n",
+             "tracking/__init__.py": "", "tracking/mlflow/__init__.py": "",
+             "tracking/mlflow/writer.py": "import mlflow\n", "tracking/callback.py": "import mlflow.entities\n",
              "judges/__init__.py": "", "judges/mlflow_judge.py": "from mlflow.genai import judges\n",
              "judges/mlflow.py": "import mlflow\n"}
     assert sorted(mlflow_importers_outside_the_seam(write_package(tmp_path, files))) == [
-        "harness/judges/mlflow.py", "harness/stages/judging.py", "harness/stages/pipeline.py"]
+        "harness/judges/mlflow.py", "harness/stages/judging.py", "harness/stages/pipeline.py",
+        "harness/tracking/callback.py"]
