@@ -107,10 +107,12 @@ def pool(kind: str, item: Corpus, size: int, args, out: Path) -> tuple[list[Scor
     outcome = Synthesizer(settings, tools).pool(size)
     seconds = time.perf_counter() - start
     lines = [question_line(n, s, settings, tools, item.name) for n, s in enumerate(outcome.kept, start=1)]
-    facts = {**summary(outcome, settings, tools, item.name, chunker.fingerprint()), "complete": True, "seconds": seconds}
+    # A short pool goes to FILE.partial with why it is short, as `harness synth` writes a short set.
+    facts = {**summary(outcome, settings, tools, item.name, chunker.fingerprint()), "seconds": seconds}
     write_set(out / f"{item.name}_{kind}_pool.jsonl", lines, facts)
     print(f"{item.name} {kind}: pool of {len(outcome.kept)} in {seconds:.0f} s "
-          f"({outcome.tried} passages tried, writes failed: {outcome.writes.failed})", flush=True)
+          f"({outcome.tried} passages tried, writes failed: {outcome.writes.failed})"
+          + ("" if outcome.complete else f"; {outcome.shortfall()}"), flush=True)
     return outcome.kept, settings
 
 
