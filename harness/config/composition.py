@@ -41,6 +41,10 @@ class LeastRecentlyUsed(OrderedDict):
         super().__init__()
         self.size = size
 
+    def __reduce__(self):
+        # OrderedDict's own reduce calls the class with no arguments: a copy or pickle keeps the size.
+        return type(self), (self.size,), None, None, iter(self.items())
+
     def __getitem__(self, key):
         self.move_to_end(key)
         return super().__getitem__(key)
@@ -63,6 +67,18 @@ class ComposedByChoices:
     def __init__(self, loader) -> None:
         self.loader = loader
         self.compose = loader.load_sweep_config
+        self._empty()
+
+    def __getstate__(self) -> dict:
+        # A copy (the joblib and Ray launchers pickle the loader to their workers) keeps no
+        # compositions: they are keyed by the ids of this process's master configs.
+        return {"loader": self.loader, "compose": self.compose}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._empty()
+
+    def _empty(self) -> None:
         self.jobs: dict[tuple[int, tuple[str, ...]], DictConfig] = LeastRecentlyUsed(JOBS_KEPT)
         # (id of the master config, group overrides) -> (master config, kept alive so that its id
         # cannot be reused; the composition before its value overrides)

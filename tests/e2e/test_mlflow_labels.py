@@ -18,7 +18,8 @@ from harness.tracking.mlflow.labels import trace_filter
 from harness.tracking.mlflow.tracker import MLflowTracker
 from harness.tracking.outcome import JobInfo, JobOutcome
 from tests.metaeval.conftest import write_jsonl
-from tests.tracking.contract_traces import global_tracking_uri, human, write_question_traces
+from harness.tracking.mlflow.traces import QUESTION_TAG
+from tests.tracking.contract_traces import global_tracking_uri, human
 
 QUESTIONS = 24
 FAST = ["meta_eval.bootstrap.resamples=50", "meta_eval.align.outer_folds=3", "meta_eval.align.inner_folds=2",
@@ -27,7 +28,7 @@ FAST = ["meta_eval.bootstrap.resamples=50", "meta_eval.align.outer_folds=3", "me
 
 @pytest.fixture(scope="module")
 def labelled(tmp_path_factory):
-    """A job's run in a SQLite store with its question traces; alice rates every answer, bob all but
+    """A job's run in a SQLite store with the question traces the harness wrote; alice rates every answer, bob all but
     four: quality ~ 2 m/a - m/b. Yields (uri, run id, trace ids, the same labels as a file's rows)."""
     import mlflow
 
@@ -44,7 +45,10 @@ def labelled(tmp_path_factory):
                              JobInfo(name="retriever=bm25", choices={}, overrides=[], params={}, config_yaml=""), None)
     experiment_id = tracker.resolve_run(run_id).experiment_id
     with pytest.MonkeyPatch.context() as monkeypatch, global_tracking_uri(uri, monkeypatch):
-        traces = write_question_traces(uri, experiment_id, run_id, rows)
+        # the traces the harness wrote for the job, one per question: what a person labels in the UI
+        traces = {trace.info.tags[QUESTION_TAG]: trace.info.trace_id for trace in mlflow.search_traces(
+            locations=[experiment_id], run_id=run_id, return_type="list", include_spans=False)}
+        assert sorted(traces) == [row["question_id"] for row in rows]
         file_rows = []
         for i, row in enumerate(rows):
             for annotator, noise in (("alice", 0.0), ("bob", 0.5)):

@@ -21,8 +21,14 @@ pytestmark = pytest.mark.slow
 
 
 def dataset_inputs(run) -> list:
+    """The run's question file as a dataset input; the evaluation dataset of its questions (issue 35)
+    must be linked beside it."""
+    inputs = run.inputs.dataset_inputs
+    evaluation = [i for i in inputs if i.dataset.source_type != "local"]
+    assert len(evaluation) == 1 and evaluation[0].dataset.name.startswith("questions_jsonl"), \
+        [(i.dataset.name, i.dataset.source_type) for i in inputs]
     return [(i.dataset.name, i.dataset.digest, json.loads(i.dataset.source)["uri"], i.dataset.source_type,
-             {t.key: t.value for t in i.tags}) for i in run.inputs.dataset_inputs]
+             {t.key: t.value for t in i.tags}) for i in inputs if i.dataset.source_type == "local"]
 
 
 def test_parent_names_its_champion_and_every_run_its_dataset(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import textwrap
 from typing import Any
 
 # The route suite's name in ``conf/metrics`` (its metrics are ``routes/...``).
@@ -107,7 +108,8 @@ def print_route_pivot(summaries: list[dict[str, Any]], title: str, width: int | 
     first = rows[0]["job"]
     counts = ", ".join(f"{route} {int(by[(first, route)]['questions'] or 0)}/{int(by[(first, route)]['answered'] or 0)}"
                        for route in routes if (first, route) in by)
-    lines = [f"{title}: per route (questions/answered: {counts})",
+    # the title wraps (a run's name can be wider than the console); the table's rows are cut to fit
+    lines = [*textwrap.wrap(f"{title}: per route (questions/answered: {counts})", width),
              *plain_table(headers, table, [True, False, *[True] * (len(headers) - 2)], width, shrink=1, above=above),
              *(legend_line(f"{SUITE}/{column}", label) for column, label in BRIEF_COLUMNS.items()),
              legend_line(f"{SUITE}/routing_accuracy", "route_acc")]

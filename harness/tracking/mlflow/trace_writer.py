@@ -22,6 +22,9 @@ from __future__ import annotations
 import atexit
 import logging
 import multiprocessing
+import os
+import threading
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -40,6 +43,8 @@ log = logging.getLogger(__name__)
 # Questions per batch: a batch's spans go in one call (an OTLP request of a few MB at most).
 BATCH = 100
 _PAGE = 500
+# How often the writer process looks whether the sweep's process still lives.
+_PARENT_POLL_S = 0.5
 
 
 @dataclass
@@ -89,7 +94,8 @@ class TraceWriter:
         try:
             if self._pool is None:
                 # spawn: a fresh interpreter, not a fork of one holding models and threads
-                self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+                self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=_end_with, initargs=(os.getpid(),))
             self._pending.append((job.name, self._pool.submit(_write_elsewhere, self.tracking_uri, job)))
         except Exception:  # noqa: BLE001 - no second process here (a sandbox, a broken pool): write them now
             log.info("no trace writer process; writing %s's traces here", job.name, exc_info=True, extra=FILE_ONLY)
@@ -144,6 +150,19 @@ class TraceWriter:
                     found[info.tags[QUESTION_TAG]] = spans
             if not token:
                 return found
+
+
+def _end_with(parent: int) -> None:
+    """In the writer process: end when the sweep's process has ended. A sweep stopped by a signal
+    (or killed) leaves without waiting for its writer; an orphaned writer would hold the console's
+    pipes open and live on. ``harness sync`` writes the traces a run lacks."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_PARENT_POLL_S)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="harness-trace-writer-parent", daemon=True).start()
 
 
 def _write_elsewhere(tracking_uri: str, job: TraceJob) -> list[str]:
