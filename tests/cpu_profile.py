@@ -7,13 +7,15 @@ writes one line per test and phase to ``FOLDER/<worker>.tsv``, and the controlli
 ``FOLDER/table.txt`` at the end: the tests by CPU seconds, the files by CPU seconds, each worker's
 total (imports and session fixtures included) and the last tests to finish (the serial tail).
 
-Children that are not waited for (a server left running, Ray's daemons) are not counted.
+Children that are not waited for (a server left running, Ray's daemons) are not counted; the CLI
+runs that tests/forkserver.py forks, and its server, are.
 """
 
 from __future__ import annotations
 
 import os
 import resource
+import sys
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -27,7 +29,10 @@ WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
 def _cpu() -> tuple[float, float]:
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+    # CLI runs forked by tests/forkserver.py are its server's children, not this process's.
+    forked = sys.modules.get("tests.forkserver")
+    extra = forked.CPU["children"] + forked.CPU["server"] if forked else 0.0
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime + extra
 
 
 def _write(line: str) -> None:
@@ -103,6 +108,4 @@ def table(folder: Path, top: int = 80) -> str:
 
 
 if __name__ == "__main__":
-    import sys
-
     print(table(Path(sys.argv[1])), end="")

@@ -4,7 +4,6 @@ race (eliminations, runs, figures) and a study under one parent run."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 import tempfile
 
 import pytest
@@ -12,6 +11,7 @@ import pytest
 from tests.e2e.test_optuna import STUDY, check_study
 from tests.e2e.test_racing import RACE, check_race, command, env
 from tests.e2e.test_ray_launcher import _ray_processes
+from tests.forkserver import run as forked
 
 pytestmark = pytest.mark.slow
 
@@ -19,8 +19,8 @@ JOBLIB = ["hydra/launcher=joblib", "hydra.launcher.n_jobs=2"]
 
 
 def sweep(folder, *overrides, extra_env=None):
-    done = subprocess.run(command(folder, *overrides, f"hydra.sweep.dir={folder / 'sweep'}"), cwd=folder,
-                          env={**env(), **(extra_env or {})}, capture_output=True, text=True, timeout=600)
+    done = forked(command(folder, *overrides, f"hydra.sweep.dir={folder / 'sweep'}"), cwd=folder,
+                  env={**env(), **(extra_env or {})}, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return done
 
