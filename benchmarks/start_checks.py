@@ -4,7 +4,7 @@ of a per-question table's worth of text.
 
 Composing a job's config is not counted as the checks' cost: Hydra's launcher composes every job
 anyway, and since the check composes it first the launcher (and the sweeper's own validation) get
-a copy of that composition (harness.jobs.compose_each_job_once). The checks' own cost is the rest
+that composition (harness.config.composition). The checks' own cost is the rest
 of check_sweep_jobs: ``added`` = check_sweep_jobs - composing the jobs. Compared with the demo
 sweep's cold and warm times from benchmarks/results/demo_sweep.json when `make bench` wrote it.
 

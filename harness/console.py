@@ -11,8 +11,9 @@ from typing import Any
 
 # Width of a table written to a log or a pipe, where there is no terminal to measure.
 LOG_WIDTH = 120
-# Table cells: header words fold to HEADER_WIDTH characters, run names to RUN_WIDTH; each column
-# costs COLUMN_BORDER characters of padding and rule.
+# Table cells: headers of several words wrap at their spaces within HEADER_WIDTH characters (a
+# metric's name is never cut), run names fold at RUN_WIDTH; each column costs COLUMN_BORDER
+# characters of padding and rule.
 HEADER_WIDTH, RUN_WIDTH, COLUMN_BORDER = 10, 36, 3
 
 

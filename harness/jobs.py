@@ -3,11 +3,20 @@
 Components validate their arguments in their constructors (``top_k >= 1``, ``overlap < size``,
 ``generation.sample >= 1``...) and load nothing heavy there, so building a job's parts is cheap:
 the sweep builds every job's parts up front, and the same constructors check again in the job.
+
+Within a sweep, a part is built once per process (and thread) for each config it is built from
+(:func:`parts_of_this_process`): the start check's parts serve the jobs of the basic launcher, a
+worker of the joblib or Ray launcher keeps what its earlier jobs built, and a race's next round
+finds its configuration's parts (with the models they loaded and the index they hold) built. A
+part is only ever run by one job at a time, and its per-run methods (``index``, ``prepare``,
+``answer``, ``run``) start from the run's own inputs. Another sweep builds its parts afresh (its
+files may have changed since).
 """
 
 from __future__ import annotations
 
-import copy
+import json
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +27,7 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
 from harness.config.checks import check_config
+from harness.config.composition import LeastRecentlyUsed, compose_by_choices
 from harness.data.records import Dataset
 from harness.racing.order import first_questions
 from harness.stages.answering import Answering
@@ -27,6 +37,8 @@ BASIC_SWEEPER = f"{BasicSweeper.__module__}.{BasicSweeper.__name__}"
 # Sweepers that run the basic sweeper's grid (the racing sweeper runs it round by round), whose
 # every job can be checked before the sweep starts.
 GRID_SWEEPERS = (BASIC_SWEEPER, "hydra_plugins.harness_racing.racing_sweeper.RacingSweeper")
+# Parts kept per process and thread: every configuration of a large race or sweep, with room to spare.
+PARTS_KEPT = 4096
 
 
 @dataclass
@@ -49,22 +61,25 @@ class SweepNotValid(ValueError):
     """One or more jobs of a sweep cannot run; every one of them is named."""
 
 
-def build_job(cfg: DictConfig, built: dict[tuple[str, str], Any] | None = None) -> JobParts:
+def build_job(cfg: DictConfig, built: dict[tuple[str, str], Any] | None = None, checked: bool = False) -> JobParts:
     """Checks the config, then instantiates every part.
 
     Args:
         built: parts already built for other jobs of a sweep, by config group and resolved config;
             a sweep's jobs mostly share their dataset, metrics and judge, which are then built once.
+        checked: this very config passed :func:`check_config` in this process (the start check of
+            its sweep, :func:`checked_in_this_process`): it is not checked again.
 
     Raises:
         JobNotValid: naming every part that could not be built and why.
     """
-    check_config(cfg)
+    if not checked:
+        check_config(cfg)
     problems: list[BaseException] = []
     reasons: list[str] = []
 
     def part(group: str, make, node=None):
-        key = (group, OmegaConf.to_yaml(node, resolve=True)) if built is not None and node is not None else None
+        key = (group, _resolved(node)) if built is not None and node is not None else None
         if key in (built or {}):
             return built[key]
         try:
@@ -78,6 +93,8 @@ def build_job(cfg: DictConfig, built: dict[tuple[str, str], Any] | None = None) 
         return made
 
     dataset = part("dataset", lambda: instantiate(cfg.dataset), cfg.dataset)
+    if dataset is not None and not dataset.questions:  # dataset=documents: a corpus to write questions from
+        dataset = part("dataset", lambda: _no_questions(dataset))
     race = cfg.get("race")
     if dataset is not None and race is not None and race.questions is not None:  # a round of a race
         dataset = part("race", lambda: first_questions(dataset, race.questions, race.seed, race.stratify))
@@ -105,6 +122,18 @@ def build_job(cfg: DictConfig, built: dict[tuple[str, str], Any] | None = None) 
     return job
 
 
+def load_dataset(cfg: DictConfig, built: dict[tuple[str, str], Any] | None = None) -> Dataset:
+    """The dataset of ``cfg``: from ``built`` (:func:`parts_of_this_process`) when it holds it,
+    else loaded, and kept there (the key :func:`build_job` gives it)."""
+    key = ("dataset", _resolved(cfg.dataset))
+    if built is not None and key in built:
+        return built[key]
+    dataset = instantiate(cfg.dataset)
+    if built is not None:
+        built[key] = dataset
+    return dataset
+
+
 def check_sweep_jobs(config: DictConfig) -> int:
     """Composes and builds every job of a grid sweep (basic or racing sweeper); returns how many
     were checked (0 for a search sweeper, whose jobs are not known in advance).
@@ -114,46 +143,22 @@ def check_sweep_jobs(config: DictConfig) -> int:
     """
     jobs = sweep_job_overrides(config)
     loader = GlobalHydra.instance().config_loader()
-    compose_each_job_once(loader)
-    built: dict[tuple[str, str], Any] = {}
+    compose_by_choices(loader)  # the sweeper's validation and the launcher reuse these compositions
+    composed = loader.load_sweep_config
+    built = parts_of_this_process(str(config.hydra.sweep.dir))
+    checked = checked_in_this_process(str(config.hydra.sweep.dir))
     shared = set.intersection(*(set(job) for job in jobs)) if len(jobs) > 1 else set()
     problems = []
     for number, overrides in enumerate(jobs):
         try:
-            build_job(loader.load_sweep_config(config, overrides), built)
+            build_job(composed.shared(config, overrides), built)
+            checked.add(tuple(overrides))
         except Exception as err:  # noqa: BLE001 - every job's reason is collected, then raised together
             problems.append(f"job {number} ({' '.join(o for o in overrides if o not in shared)}): "
                             f"{err if isinstance(err, JobNotValid) else _root_cause(err)}")
     if problems:
         raise SweepNotValid(f"{len(problems)} of {len(jobs)} job(s) cannot run:\n" + "\n".join(problems))
     return len(jobs)
-
-
-class _ComposedOnce:
-    """``load_sweep_config`` that composes each job of a sweep once and hands out copies.
-
-    A basic sweep composes every job's config three times: the start check above, the sweeper's
-    ``validate_batch_is_legal`` and the launcher. At ~0.3 s CPU a composition, that was a third of
-    a fully cached re-run of the demo sweep; a copy costs ~0.02 s. Keyed by the master config
-    object (kept alive here, so its id cannot be reused) and the job's overrides.
-    """
-
-    def __init__(self, compose) -> None:
-        self.compose = compose
-        self.composed: dict[tuple[int, tuple[str, ...]], tuple[DictConfig, DictConfig]] = {}
-
-    def __call__(self, master_config: DictConfig, sweep_overrides: list[str]) -> DictConfig:
-        key = (id(master_config), tuple(sweep_overrides))
-        if key not in self.composed:
-            self.composed[key] = (master_config, self.compose(master_config, sweep_overrides))
-        return copy.deepcopy(self.composed[key][1])  # the launcher sets the job's id and folders on its copy
-
-
-def compose_each_job_once(loader) -> None:
-    """From now on this Hydra run's config loader composes each job once (see :class:`_ComposedOnce`);
-    the sweeper and launcher are handed the same loader."""
-    if not isinstance(loader.load_sweep_config, _ComposedOnce):
-        loader.load_sweep_config = _ComposedOnce(loader.load_sweep_config)
 
 
 def sweep_job_overrides(config: DictConfig) -> list[list[str]]:
@@ -165,6 +170,40 @@ def sweep_job_overrides(config: DictConfig) -> list[list[str]]:
     arguments = [f"{key}={value}" for key, value in params.items()] + list(config.hydra.overrides.task)
     parsed = OverridesParser.create().parse_overrides(arguments)
     return [list(job) for batch in BasicSweeper.split_arguments(parsed, None) for job in batch]
+
+
+_THIS_THREAD = threading.local()  # a launcher that runs jobs in threads never shares a part between them
+
+
+def parts_of_this_process(sweep: str) -> dict[tuple[str, str], Any]:
+    """The parts built in this process and thread for the sweep in folder ``sweep`` (or the single
+    run in that folder), by config group and resolved config (see the module's docstring);
+    :func:`build_job` takes them as ``built``. Those of an earlier sweep are dropped."""
+    _this_sweep(sweep)
+    return _THIS_THREAD.parts
+
+
+def checked_in_this_process(sweep: str) -> set[tuple[str, ...]]:
+    """The jobs of the sweep in folder ``sweep`` (their overrides; a single run's, in its folder) that
+    passed the start check in this process and thread: composed from the same cached composition, the job's own config is
+    the one checked, so the job need not check it again (a third of building its parts)."""
+    _this_sweep(sweep)
+    return _THIS_THREAD.checked
+
+
+def _this_sweep(sweep: str) -> None:
+    if getattr(_THIS_THREAD, "sweep", None) != sweep:
+        _THIS_THREAD.sweep, _THIS_THREAD.parts, _THIS_THREAD.checked = sweep, LeastRecentlyUsed(PARTS_KEPT), set()
+
+
+def _resolved(node) -> str:
+    """A part's config, resolved, as a key (JSON: a third of the time YAML took)."""
+    return json.dumps(OmegaConf.to_container(node, resolve=True, enum_to_str=True), sort_keys=True, default=str)
+
+
+def _no_questions(dataset: Dataset):
+    raise ValueError(f"dataset '{dataset.name}' has no questions to score (write some from its documents with "
+                     f"`harness synth`, then score them with dataset=questions_jsonl)")
 
 
 def _root_cause(err: BaseException) -> str:

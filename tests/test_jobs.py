@@ -29,18 +29,19 @@ def test_a_dataset_without_its_paths_is_named(compose):
         build_job(compose(["dataset=questions_jsonl"]))
 
 
-def test_a_sweep_composes_each_job_once_and_hands_out_copies():
-    """The start check, the sweeper's validation and the launcher share one composition per job."""
+def test_a_sweep_composes_each_set_of_group_choices_once_and_hands_out_copies():
+    """The start check, the sweeper's validation and the launcher share one composition per set of
+    group choices (harness.config.composition)."""
     from hydra import initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
     from hydra.types import RunMode
 
     from harness.config import register
     from harness.config.resolvers import PROJECT_ROOT
-    from harness.jobs import check_sweep_jobs, sweep_job_overrides
+    from harness.jobs import check_sweep_jobs, checked_in_this_process, sweep_job_overrides
 
     register()
-    overrides = [*TINY_DATASET_OVERRIDES, "chunker=fixed_tokens,recursive", "retriever=bm25"]
+    overrides = [*TINY_DATASET_OVERRIDES, "chunker=fixed_tokens,recursive", "retriever=bm25", "retriever.top_k=2,3"]
     with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
         loader = GlobalHydra.instance().config_loader()
         master = loader.load_configuration("config", overrides, RunMode.MULTIRUN)
@@ -48,30 +49,48 @@ def test_a_sweep_composes_each_job_once_and_hands_out_copies():
         compose = loader.load_sweep_config
         loader.load_sweep_config = lambda cfg, job: composed.append(tuple(job)) or compose(cfg, job)
 
-        assert check_sweep_jobs(master) == 2
+        assert check_sweep_jobs(master) == 4
         jobs = sweep_job_overrides(master)
+        # each job's own check is skipped in this process: its config is the one checked
+        assert checked_in_this_process(str(master.hydra.sweep.dir)) == {tuple(job) for job in jobs}
         first = loader.load_sweep_config(master, jobs[0])  # as the sweeper's validation and the launcher do
         first.chunker.size = 1
         again = loader.load_sweep_config(master, jobs[0])
 
-    assert sorted(composed) == sorted(tuple(job) for job in jobs)  # each job composed once, by the check
+    assert sorted(composed) == [("dataset=questions_jsonl", f"chunker={chunker}", "retriever=bm25")
+                                for chunker in ("fixed_tokens", "recursive")]
     assert again.chunker._target_.endswith("FixedTokensChunker") and again.chunker.size != 1
+    assert (again.retriever.top_k, loader.load_sweep_config(master, jobs[1]).retriever.top_k) == (2, 3)
 
 
-def test_a_race_checks_the_same_grid_before_it_starts():
-    from hydra import initialize_config_dir
-    from hydra.core.global_hydra import GlobalHydra
-    from hydra.types import RunMode
+def test_parts_built_for_one_job_of_a_sweep_serve_the_next_with_the_same_results(compose, tmp_path):
+    """A sweep's jobs in one process share the parts built from the same config (the start check's
+    too); each job's results equal those of a job whose parts were built for it alone."""
+    import json
 
-    from harness.config import register
-    from harness.config.resolvers import PROJECT_ROOT
-    from harness.jobs import sweep_job_overrides
+    from harness.cli.sweep import run_from_config
+    from harness.jobs import load_dataset, parts_of_this_process
+    from tests.conftest import TINY
 
-    register()
-    overrides = [*TINY_DATASET_OVERRIDES, "hydra/sweeper=racing", "chunker=fixed_tokens,recursive", "retriever=bm25"]
-    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
-        loader = GlobalHydra.instance().config_loader()
-        master = loader.load_configuration("config", overrides, RunMode.MULTIRUN)
-        jobs = sweep_job_overrides(master)
-    assert len(jobs) == 2 and all("retriever=bm25" in job for job in jobs)
-    assert {job[-2] for job in jobs} == {"chunker=fixed_tokens", "chunker=recursive"}
+    predictions = tmp_path / "preds.jsonl"
+    questions = [json.loads(line) for line in (TINY / "questions.jsonl").read_text().splitlines() if line.strip()]
+    predictions.write_text("".join(json.dumps({"question_id": q["id"], "answer": q["ground_truth"] if n % 2 else "no"})
+                                   + "\n" for n, q in enumerate(questions)))
+    shared = [*TINY_DATASET_OVERRIDES, "generator=predictions", f"generator.path={predictions}",
+              "metrics.answer.bertscore=null", "tracking=none", f"cache.dir={tmp_path}/c"]
+    jobs = [compose([*shared, *job]) for job in (["chunker=recursive", "retriever.top_k=2"],
+                                                 ["chunker=fixed_tokens", "retriever.top_k=2"],
+                                                 ["chunker=recursive", "retriever.top_k=3"])]
+    alone = [run_from_config(job) for job in jobs]
+    sweep = str(tmp_path / "sweep")
+    together = [run_from_config(job, sweep) for job in [*jobs, jobs[0]]]
+
+    assert [r.rows for r in together] == [r.rows for r in [*alone, alone[0]]]
+    assert [r.metrics for r in together] == [r.metrics for r in [*alone, alone[0]]]
+    parts = parts_of_this_process(sweep)
+    built = {group for group, _ in parts}
+    assert sum(group == "retriever" for group, _ in parts) == 2 and sum(group == "chunker" for group, _ in parts) == 2
+    assert {"dataset", "generator", "metrics", "judge", "router"} <= built
+    dataset = next(part for (group, _), part in parts.items() if group == "dataset")
+    assert load_dataset(jobs[0], parts) is dataset  # the start check's and the racing sweeper's load
+    assert parts_of_this_process(str(tmp_path / "another sweep")) == {}  # another sweep builds afresh

@@ -125,6 +125,9 @@ def _stopped(stop: KeyboardInterrupt) -> int:
 
     name, status = exit_code(stop)
     killed = close_open_runs(name)
+    from harness.ray_cluster import stop_started_cluster
+
+    stop_started_cluster()  # the exit hooks that would stop it are skipped
     resume = f"; finished jobs are kept, resume with: harness -m <same arguments> +resume={OPEN.sweep_dir}" \
         if OPEN.sweep_dir else ""
     print(f"harness: stopped by {name}, {killed} run(s) marked KILLED{resume}", file=sys.stderr)

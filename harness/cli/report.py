@@ -3,10 +3,14 @@
     harness report RUN_OR_SWEEP --html out.html [--tracking-uri sqlite:///mlflow.db] [--worst 10]
 
 RUN_OR_SWEEP is a sweep folder (``multirun/<date>/<time>``), a run folder, or a tracked run id or
-name (a sweep's parent run, or one run; its folder, named by its tags, is read). The page holds the leaderboard, the statistics table with
-the CI plot inline, a per-route table, the judge self-check figures if logged, the worst answers
-of the best run and the first two runs' answers side by side. The file is also logged to the
-sweep's parent run (or the run) when one is recorded in MLflow.
+name (a sweep's parent run, or one run; its folder, named by its tags, is read). The page opens
+with what was found (the champion, how many configurations are tied with it and how many are
+worse, the front of what to ship), then the front's quality-against-cost plot, the leaderboard,
+the statistics table with its CI plot, a per-route table, the judge self-check figures if logged,
+the worst answers of the best run, the first two runs' answers side by side, and the questions
+(a click shows one across runs). Each run has one short name throughout (its overrides on hover
+and in the Runs key); numbers are rounded to what their interval supports. The file is also logged
+to the sweep's parent run (or the run) when one is recorded in MLflow.
 """
 
 from __future__ import annotations
@@ -23,7 +27,10 @@ from harness.metrics.units import legend_line, short_labels
 from harness.racing.race import read_race, round_lines
 from harness.results.html_report import ReportInputs, render_html
 from harness.results.table import read_table
+from harness.tracking.champion import read_champion
+from harness.tracking.front import read_front
 from harness.tracking.leaderboard import legend_line_or_name, short_labels_or_names
+from harness.tracking.statistics import STATS_SETTINGS
 from harness.tracking.selfcheck_flags import MARK
 from harness.tracking.sweep import JOB_SUMMARY, collect_job_summaries, read_sweep
 
@@ -37,14 +44,19 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--html", required=True, type=Path, help="the HTML file to write")
     add_tracking_argument(parser)
     parser.add_argument("--worst", type=int, default=10, help="how many worst answers to list")
+    parser.add_argument("--questions", type=int, default=100,
+                        help="how many questions the drill-down holds (the worst answers' always among them)")
     args = parser.parse_args(argv)
-    store = tracker(compose([], args.tracking_uri))
+    config = compose([], args.tracking_uri)
+    store = tracker(config)
     try:
-        inputs, run_id = _from_folder(_folder_of(args.source, store))
+        folder = _folder_of(args.source, store)
+        inputs, run_id = _from_folder(folder)
     except (LookupError, FileNotFoundError) as err:
         print(f"harness report: {err}", file=sys.stderr)
         return 2
-    inputs.worst = args.worst
+    inputs.worst, inputs.questions = args.worst, args.questions
+    _rounding(inputs, folder, config)
     args.html.parent.mkdir(parents=True, exist_ok=True)
     args.html.write_text(render_html(inputs), encoding="utf-8")
     print(f"Report: {args.html}")
@@ -91,8 +103,21 @@ def _from_folder(folder: Path) -> tuple[ReportInputs, str | None]:
                           stats_csv=_read(folder / "stats.csv"), stats_png=_read_bytes(folder / "stats.png"),
                           notes=round_lines(read_race(folder) or {}) if state else [],  # a race's eliminations
                           labels=labels, legend=[legend_line_or_name(m.removesuffix(MARK), labels[m], legend_line)
-                                                  for m in headline])
+                                                  for m in headline],
+                          champion=(read_champion(folder) or {}).get("name") if state else None,
+                          front=read_front(folder) if state else None)
     return inputs, run_id
+
+
+def _rounding(inputs: ReportInputs, folder: Path, config) -> None:
+    """The bootstrap that rounds the report's numbers: the sweep's own statistics settings
+    (``stats_settings.json``), else the configured ``stats`` group's."""
+    text = _read(folder / STATS_SETTINGS)
+    settings = json.loads(text) if text else {}
+    stats = config.get("stats") or {}
+    inputs.alpha = float(settings.get("alpha", stats.get("alpha", inputs.alpha)))
+    inputs.resamples = int(settings.get("resamples", stats.get("resamples", inputs.resamples)))
+    inputs.seed = int(settings.get("seed", stats.get("seed", inputs.seed)))
 
 
 def _leaderboard(text: str | None, names: list[str], metrics: dict) -> tuple[list[str], list[str]]:

@@ -2,13 +2,16 @@
 
     harness reproduce RUN [--tracking-uri sqlite:///mlflow.db] [OVERRIDE ...]
 
-RUN is an MLflow run id or name. The run's logged ``config.yaml`` holds the overrides it was
-composed with; they are composed again (plus any OVERRIDE given here, e.g. ``cache.enabled=false``
-or ``hydra.run.dir=...``) and run through the Python API, i.e. the same task and tracking as
-``harness``, into the same MLflow store. The new run is tagged ``harness.reproduces=<run id>``.
-Prints every metric of the original beside the new value and their difference, then where the
-new run's config differs from the logged one. Exit status 0 when every non-timing metric is
-equal (within ``--tolerance``), 1 when one differs, 2 when the run cannot be found or re-run.
+RUN is an MLflow run id or name: a single run, or one job of a sweep (that configuration alone is
+re-run, whatever mode its experiment preset sets). The run's logged ``config.yaml`` holds the
+overrides it was composed with; they are composed again (plus any OVERRIDE given here, e.g.
+``cache.enabled=false`` or ``hydra.run.dir=...``) and run through the Python API, i.e. the same
+task and tracking as ``harness``, into the same MLflow store. The new run is tagged
+``harness.reproduces=<run id>`` and named as the original. Prints every metric of the original
+beside the new value and their difference, then where the new run's config differs from the
+logged one. Exit status 0 when every metric is equal (within ``--tolerance``) but timings and
+cache counts (how the run went, not what it found: a re-run reads the original's answers from the
+cache), 1 when one differs, 2 when the run cannot be found or re-run.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from harness.cli.compose import add_tracking_argument, compose, tracker
 from harness.tracking.naming import flatten, metric_name
 
 CONFIG = "config.yaml"
+RUN_NAME_TAG = "mlflow.runName"  # MLflow renames a run whose tag this is set
 
 
 def main(argv: list[str]) -> int:
@@ -44,8 +48,9 @@ def main(argv: list[str]) -> int:
         print(f"harness reproduce: {err}", file=sys.stderr)
         return 2
     overrides = [o for o in logged["hydra"]["overrides"]["task"] if not o.startswith("tracking.tracking_uri=")]
-    # The re-run goes to the store the original was read from.
-    overrides += [f"tracking.tracking_uri='{cfg.tracking.tracking_uri}'", *args.overrides]
+    # The re-run goes to the store the original was read from; it is one run even when the run was
+    # one job of a sweep whose experiment preset sets hydra.mode=MULTIRUN (make run's demo_sweep).
+    overrides += [f"tracking.tracking_uri='{cfg.tracking.tracking_uri}'", "hydra.mode=RUN", *args.overrides]
     print(f"Reproducing run {original.run_id} ({original.name}) with: {' '.join(overrides)}")
 
     from harness.cli.api import evaluate
@@ -56,7 +61,9 @@ def main(argv: list[str]) -> int:
         print(f"harness reproduce: {err}", file=sys.stderr)
         return 2
     if result.run_id:
-        store.set_tags(result.run_id, {"harness.reproduces": original.run_id})
+        # named as the original: a sweep's job is named by the keys its sweep varied, a single run by
+        # all of its overrides, and the configuration is the same either way
+        store.set_tags(result.run_id, {"harness.reproduces": original.run_id, RUN_NAME_TAG: original.name})
     differing = print_diff(original_metrics, result.metrics, args.tolerance)
     drift = config_drift(logged, _logged_config(store, store.resolve_run(result.run_id))) if result.run_id else []
     print("Config: identical to the logged one" if not drift else
@@ -66,8 +73,8 @@ def main(argv: list[str]) -> int:
 
 
 def print_diff(original: dict[str, float], new: dict[str, float], tolerance: float) -> list[str]:
-    """Prints original, reproduced and difference per metric; returns the non-timing metrics that
-    differ by more than ``tolerance`` (a metric missing on either side differs)."""
+    """Prints original, reproduced and difference per metric; returns the metrics (timings and cache
+    counts aside) that differ by more than ``tolerance`` (a metric missing on either side differs)."""
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -81,7 +88,7 @@ def print_diff(original: dict[str, float], new: dict[str, float], tolerance: flo
         diff = None if before is None or after is None else after - before
         same = diff is not None and (abs(diff) <= tolerance or (math.isnan(diff) and _both_nan(before, after)))
         if _is_timing(key):
-            label = " (timing)"
+            label = " (cache)" if _is_cache_count(key) else " (timing)"
         else:
             label = "" if same else " *"
             if not same:
@@ -117,7 +124,12 @@ def _logged_config(store, run) -> dict:
 
 
 def _is_timing(key: str) -> bool:
-    return "seconds" in key or "per_second" in key
+    """How the run went rather than what it found: a time, or how much came from the cache."""
+    return "seconds" in key or "per_second" in key or _is_cache_count(key)
+
+
+def _is_cache_count(key: str) -> bool:
+    return "cache" in key.rsplit("/", 1)[-1]
 
 
 def _both_nan(a: float, b: float) -> bool:

@@ -20,7 +20,7 @@ from harness.cache import DiskCache
 from harness.config import register
 from harness.config.allowlist import guard_hydra_callbacks, guard_logging_configs
 from harness.config.resolvers import PROJECT_ROOT
-from harness.jobs import build_job
+from harness.jobs import build_job, checked_in_this_process, parts_of_this_process
 from harness.stages.pipeline import run_pipeline
 from harness.results.records import RunResult
 from harness.tracking.outcome import JobOutcome
@@ -34,13 +34,22 @@ guard_hydra_callbacks()
 guard_logging_configs()
 # conf/hydra/launcher/ray.yaml extends the Ray plugin's schema of the same name on purpose (it adds
 # typed `init` keys such as num_cpus); Hydra merges the two and warns that this is deprecated.
-warnings.filterwarnings("ignore", message="'hydra/launcher/ray' is validated against ConfigStore schema")
+# Hydra's message starts with a newline, which the pattern (matched from the start) must allow.
+warnings.filterwarnings("ignore", message=r"\s*'hydra/launcher/ray' is validated against ConfigStore schema")
 
 
-def run_from_config(cfg: DictConfig) -> RunResult:
-    """Builds every configured part and runs the pipeline (no Hydra runtime needed)."""
+def run_from_config(cfg: DictConfig, sweep: str | None = None, checked: bool = False) -> RunResult:
+    """Builds every configured part and runs the pipeline (no Hydra runtime needed).
+
+    Args:
+        sweep: the folder of the sweep the job is part of (or of the single run): parts an earlier
+            job of the sweep built in this process from the same config (the start check's
+            included) are not built again.
+        checked: the start check passed this config in this process (see build_job).
+    """
     _seed_everything(cfg.seed)
-    job = build_job(cfg)  # checks the config first: a sweep's own values (`chunker._target_=a,b`) reach only the job
+    # checks the config first: a sweep's own values (`chunker._target_=a,b`) reach only the job
+    job = build_job(cfg, parts_of_this_process(sweep) if sweep is not None else None, checked)
     cache = DiskCache(cfg.cache.dir, enabled=cfg.cache.enabled)
     return run_pipeline(job.dataset, job.chunker, job.retriever, job.suites, cache, job.answering, job.judging,
                         router=job.router, reranker=job.reranker)
@@ -62,13 +71,17 @@ def task(cfg: DictConfig) -> JobOutcome:
 def _run_task(cfg: DictConfig) -> JobOutcome:
     hydra_cfg = HydraConfig.get()
     output_dir = Path(hydra_cfg.runtime.output_dir)
-    if hydra_cfg.mode == RunMode.MULTIRUN:
+    multirun = hydra_cfg.mode == RunMode.MULTIRUN
+    if multirun:
         previous = finished_job(Path(hydra_cfg.sweep.dir), output_dir, list(hydra_cfg.overrides.task))
         if previous is not None:  # a resumed sweep: this job finished before the interruption
             log.info("kept from before the interruption: %s", previous["name"])
             return JobOutcome(status="FINISHED", output_dir=output_dir, previous=previous)
     try:
-        result = run_from_config(cfg)
+        folder = str(hydra_cfg.sweep.dir if multirun else hydra_cfg.run.dir)
+        # hydra.job.env_set is set for the job alone: a job with one is checked again, in its environment
+        checked = not hydra_cfg.job.env_set and tuple(hydra_cfg.overrides.task) in checked_in_this_process(folder)
+        result = run_from_config(cfg, folder, checked)
         result.write(output_dir)
         if result.info.get("failed_because"):  # too many failed calls: measured, but not a result
             outcome = JobOutcome.from_failures(result, output_dir)

@@ -43,20 +43,37 @@ def _markdown_title(text: str) -> str:
     return ""
 
 
+def load_document_folder(name: str, documents: str, extensions: list[str] | None = None) -> Dataset:
+    """A folder of documents and no questions: the corpus ``harness synth`` writes a question set from."""
+    folder = Path(documents)
+    docs, files = load_documents(folder, list(extensions or [".md", ".markdown", ".txt"]))
+    return Dataset(name=name, documents=tuple(docs), questions=(), sha256=sha256_of_files(folder, files),
+                   source=str(folder.resolve()))
+
+
 def load_questions_jsonl(name: str, questions: str, documents: str,
                          extensions: list[str] | None = None) -> Dataset:
     """Loads and validates the dataset; every malformed record is reported with file and line."""
     questions_path = require_file(Path(questions), "questions file")
     docs_folder = Path(documents)
     docs, doc_files = load_documents(docs_folder, list(extensions or [".md", ".markdown", ".txt"]))
-    doc_ids = {doc.id for doc in docs}
-    problems = ProblemList()
-    parsed = parse_jsonl(questions_path, problems, lambda record, line: _parse_question(
-        record, questions_path, line, problems, doc_ids), "questions")
-    problems.raise_if_any(f"dataset '{name}'")
+    parsed = read_questions(questions_path, {doc.id for doc in docs}, name)
     digest = sha256_of_files(docs_folder, doc_files, extra=[questions_path])
     return Dataset(name=name, documents=tuple(docs), questions=tuple(parsed), sha256=digest,
                    source=str(questions_path.resolve()))
+
+
+def read_questions(path: Path, doc_ids: set[str], name: str) -> list[Question]:
+    """The questions of a questions.jsonl file whose gold documents are among ``doc_ids``.
+
+    Raises:
+        DatasetError: naming every malformed record's file, line and field.
+    """
+    problems = ProblemList()
+    parsed = parse_jsonl(path, problems, lambda record, line: _parse_question(record, path, line, problems, doc_ids),
+                         "questions")
+    problems.raise_if_any(f"dataset '{name}'")
+    return parsed
 
 
 def _parse_question(record: dict, path: Path, line: int, problems: ProblemList,
@@ -75,14 +92,19 @@ def _parse_question(record: dict, path: Path, line: int, problems: ProblemList,
     needle = values["needle_doc_id"]
     if needle is not None and needle not in doc_ids:
         problems.add(path, line, f"field 'needle_doc_id': no document '{needle}' in the documents folder")
+    # More gold documents than the needle (a question that needs two passages, e.g. from harness synth).
+    needles = field_value(record, "needle_doc_ids", list, path, line, problems, required=False) or []
+    for index, doc_id in enumerate(needles):
+        if not isinstance(doc_id, str) or doc_id not in doc_ids:
+            problems.add(path, line, f"field 'needle_doc_ids[{index}]': no document {doc_id!r} in the documents folder")
     criteria = _parse_criteria(record, path, line, problems)
     if len(problems.problems) > before:
         return None
-    known = set(REQUIRED_STR_FIELDS) | set(OPTIONAL_STR_FIELDS) | {"key_facts", "answer_criteria"}
+    known = set(REQUIRED_STR_FIELDS) | set(OPTIONAL_STR_FIELDS) | {"key_facts", "answer_criteria", "needle_doc_ids"}
     return Question(
         id=values["id"],
         text=values["question"],
-        relevant={needle: 1} if needle else {},
+        relevant={doc_id: 1 for doc_id in [*([needle] if needle else []), *needles]},
         key_facts=tuple(facts),
         ground_truth=values["ground_truth"],
         answers=(values["ground_truth"],),

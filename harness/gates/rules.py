@@ -1,4 +1,5 @@
-"""Gate rules: a metric's bounds, or no significant regression against a baseline run.
+"""Gate rules: a metric's bounds, no significant regression against a baseline run, or a
+configuration that must stay on the sweep's ship-candidate front (``stats.front``).
 
 Example:
     >>> gates = Gates(rules=[{"metric": "answer/f1", "min": 0.6}], alpha=0.05)
@@ -21,15 +22,20 @@ _DIRECTIONS = ("higher", "lower")
 class GateRule:
     """One gate. ``min``/``max`` bound the run's aggregate; ``no_significant_regression_vs`` names
     a baseline run (a run of this sweep or an MLflow run name or id) that the run's per-question
-    values must not be significantly worse than (two-sided paired t-test at the gates' alpha)."""
+    values must not be significantly worse than (two-sided paired t-test at the gates' alpha);
+    ``on_front`` names a configuration of the sweep (its run name, or its short name) that must
+    be on the sweep's front (no metric: the front weighs the primary metric, cost and latency)."""
 
-    metric: str
+    metric: str | None = None
     min: float | None = None
     max: float | None = None
     no_significant_regression_vs: str | None = None
     direction: str = "higher"
+    on_front: str | None = None
 
     def describe(self) -> str:
+        if self.on_front is not None:
+            return f"{self.on_front} on the front"
         if self.no_significant_regression_vs is not None:
             return f"{self.metric} no significant regression vs {self.no_significant_regression_vs}"
         bounds = [f">= {self.min:g}"] if self.min is not None else []
@@ -47,9 +53,13 @@ class Gates:
         self.rules = [GateRule(**rule) for rule in rules]
         for i, rule in enumerate(self.rules):
             bounded = rule.min is not None or rule.max is not None
-            if bounded == (rule.no_significant_regression_vs is not None):
-                raise ValueError(f"gates.rules[{i}] ({rule.metric}): give min and/or max, or "
-                                 "no_significant_regression_vs, not both or neither")
+            kinds = bounded + (rule.no_significant_regression_vs is not None) + (rule.on_front is not None)
+            if kinds != 1:
+                raise ValueError(f"gates.rules[{i}] ({rule.metric or rule.on_front}): give min and/or max, "
+                                 "no_significant_regression_vs, or on_front: one of them")
+            if (rule.metric is None) != (rule.on_front is not None):
+                raise ValueError(f"gates.rules[{i}]: " + ("an on_front rule takes no metric" if rule.on_front
+                                                          else "give the metric the rule checks"))
             if rule.direction not in _DIRECTIONS:
                 raise ValueError(f"gates.rules[{i}].direction must be one of {_DIRECTIONS}, got {rule.direction!r}")
         if not 0 < alpha < 1:
@@ -65,11 +75,17 @@ class Gates:
         return {r.no_significant_regression_vs for r in self.rules if r.no_significant_regression_vs is not None}
 
     def check(self, runs: dict[str, dict[str, float]], tables: dict[str, list[dict[str, Any]]],
-              baselines: dict[str, list[dict[str, Any]]] | None = None) -> list[str]:
+              baselines: dict[str, list[dict[str, Any]]] | None = None,
+              front: dict[str, Any] | None = None) -> list[str]:
         """One line per failed gate and run. ``runs``: run name -> aggregate metrics; ``tables``:
-        run name -> per-question rows; ``baselines``: baseline ref -> its per-question rows."""
+        run name -> per-question rows; ``baselines``: baseline ref -> its per-question rows;
+        ``front``: the sweep's front as written to ``front.json`` (None: none was computed)."""
         failures = []
         for rule in self.rules:
+            if rule.on_front is not None:
+                failure = _off_front(rule.on_front, front)
+                failures += [f"gate {rule.describe()} failed: {failure}"] if failure else []
+                continue
             for name, metrics in runs.items():
                 if rule.no_significant_regression_vs is None:
                     failure = _bounds(rule, name, metrics.get(rule.metric))
@@ -101,6 +117,20 @@ class Gates:
             return (f"run {name} is significantly worse: mean difference {mean_diff:+.4f} over {sample.n} "
                     f"questions, paired t-test p={test.p_value:.4g} < {self.alpha:g}")
         return None
+
+
+def _off_front(name: str, front: dict[str, Any] | None) -> str | None:
+    """Why configuration ``name`` (a run name or its short name) is not on ``front``, else None."""
+    if front is None:
+        return "no front was computed (a single run, or stats=none, or stats.front.enabled=false)"
+    short = front["short"]
+    found = next((run for run in front["runs"] if name in (run["name"], short[run["name"]])), None)
+    if found is None:
+        return f"'{name}' is not among the compared configurations: {', '.join(short.values())}"
+    if not found["front"]:
+        reason = front.get("reasons", {}).get(found["name"], f"dominated by {short[found['dominated_by']]}")
+        return f"{short[found['name']]} left the front: {reason}"
+    return None
 
 
 def _bounds(rule: GateRule, name: str, value: float | None) -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +21,13 @@ class _StepClock:
 
     Its first call happens once the prompt is processed and the first token's logits exist: that
     is the time to first token. A row's latency ends at the step where its last token appears.
+    On a GPU the call comes as soon as the kernels are queued, before they ran: ``sync`` (from
+    :func:`_synchronizer`) waits for them before the clock is read.
     """
 
-    def __init__(self, start: float, rows: int, eos_ids: set[int], bar=None) -> None:
+    def __init__(self, start: float, rows: int, eos_ids: set[int], bar=None, sync=None) -> None:
         self.start = start
+        self.sync = sync
         self.bar = bar  # a progress bar advanced once per decoding step, or None
         self.eos_ids = eos_ids
         self.ttft: float | None = None
@@ -32,6 +35,8 @@ class _StepClock:
         self.steps = 0
 
     def __call__(self, input_ids, scores):
+        if self.sync is not None:
+            self.sync()
         now = time.perf_counter() - self.start
         if self.ttft is None:
             self.ttft = now
@@ -123,12 +128,17 @@ class LocalGenerator(Generator):
                    for r in batch]
         encoded = tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(model.device)
         eos_ids = _eos_ids(tokenizer, model)
+        sync = _synchronizer(model.device)
+        if sync is not None:  # the prompt's copy to the device is not part of the answer's time
+            sync()
         start = time.perf_counter()
-        clock = _StepClock(start, len(batch), eos_ids, bar)
+        clock = _StepClock(start, len(batch), eos_ids, bar, sync)
         with torch.no_grad():
             output = model.generate(**encoded, max_new_tokens=self.max_new_tokens, do_sample=False,
                                     temperature=None, top_p=None, top_k=None,
                                     pad_token_id=tokenizer.pad_token_id, logits_processor=[clock])
+        if sync is not None:
+            sync()
         end = time.perf_counter() - start
         new_tokens = output[:, encoded["input_ids"].shape[1]:].tolist()
         alone = len(batch) == 1  # only then is the clock one request's latency
@@ -144,6 +154,15 @@ class LocalGenerator(Generator):
                 extra={BATCH_SECONDS: end, BATCH_SIZE: len(batch)},
             ))
         return generations
+
+
+def _synchronizer(device):
+    """What waits for a device's queued work before a clock is read: ``torch.cuda.synchronize``
+    on a CUDA device, None on a CPU (whose work is done when the call returns)."""
+    import torch
+
+    device = torch.device(device)
+    return partial(torch.cuda.synchronize, device) if device.type == "cuda" else None
 
 
 def _until_eos(tokens: list[int], stop: set[int]) -> list[int]:

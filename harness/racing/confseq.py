@@ -10,6 +10,9 @@ after every round of a race without inflating the error rate.
 Written out here because the reference packages cannot be installed beside the harness
 (``confseq`` builds C++ from source, ``expectation`` needs Python >= 3.12); tests check the
 closed form step by step and its coverage by simulation.
+
+``race.test=asymptotic`` (:mod:`harness.racing.asymptotic`) is read through the same functions:
+where they take a ``test`` name they also take its tuned :class:`~harness.racing.asymptotic.Asymptotic`.
 """
 
 from __future__ import annotations
@@ -17,6 +20,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from harness.racing.asymptotic import NAME as ASYMPTOTIC
+from harness.racing.asymptotic import Asymptotic, asymptotic_lower, asymptotic_log_e
 
 # lambda_t is truncated below 1 so that -log(1 - lambda) stays finite; the paper uses 1/2 or 3/4.
 TRUNCATION = 0.5
@@ -127,22 +133,36 @@ def _betting_log_wealth(x: np.ndarray, m: np.ndarray) -> np.ndarray:
 
 
 SEQUENCES = {"empirical_bernstein": empirical_bernstein_lower, "hoeffding": hoeffding_lower}
-TESTS = (*SEQUENCES, "betting")
+TESTS = (*SEQUENCES, "betting", ASYMPTOTIC)
 _BETS = {"empirical_bernstein": _eb_bets, "hoeffding": _hoeffding_bets}
 
 
-def running_lower_bound(values, alpha: float, test: str) -> float:
-    """The tightest lower bound over all prefixes: the intersection of a confidence sequence's
-    bounds is itself valid (it holds at every time at once), so a race keeps the running maximum
-    (the betting bound already takes each candidate's largest wealth so far)."""
+def _test_name(test: str | Asymptotic) -> str:
+    """The name of ``test``; refuses an unknown one, and the asymptotic sequence untuned."""
+    if isinstance(test, Asymptotic):
+        return test.name
     if test not in TESTS:
         raise ValueError(f"race.test must be one of {sorted(TESTS)}, got {test!r}")
-    if test == "betting":
+    if test == ASYMPTOTIC:
+        raise ValueError("race.test=asymptotic needs its tuning (race.tightest_at): pass an Asymptotic")
+    return test
+
+
+def running_lower_bound(values, alpha: float, test: str | Asymptotic) -> float:
+    """The tightest lower bound over all prefixes: the intersection of a confidence sequence's
+    bounds is itself valid (it holds at every time at once), so a race keeps the running maximum
+    (the betting bound already takes each candidate's largest wealth so far; the asymptotic one
+    is read from its burn-in on, -inf before)."""
+    name = _test_name(test)
+    if name == "betting":
         return betting_lower(values, alpha)
-    return float(np.max(SEQUENCES[test](values, alpha)))
+    if name == ASYMPTOTIC:
+        return float(np.max(asymptotic_lower(_check(values, alpha), alpha, test)[test.burn_in - 1:],
+                            initial=-math.inf))
+    return float(np.max(SEQUENCES[name](values, alpha)))
 
 
-def difference_lower_bound(better, worse, low: float, high: float, alpha: float, test: str) -> float:
+def difference_lower_bound(better, worse, low: float, high: float, alpha: float, test: str | Asymptotic) -> float:
     """A time-uniform lower bound of ``mean(better - worse)`` for paired values in [low, high]:
     the differences are mapped onto [0, 1] and the bound mapped back."""
     width = _width(low, high)
@@ -173,7 +193,7 @@ def check_in_bounds(name: str, values: np.ndarray, low: float, high: float, miss
         raise ValueError(f"{name}: value {float(values[bad][0])!r} lies outside race.bounds [{low}, {high}]")
 
 
-def log_e_process(values, null_mean: float, alpha: float, test: str) -> np.ndarray:
+def log_e_process(values, null_mean: float, alpha: float, test: str | Asymptotic) -> np.ndarray:
     """``log E_1..log E_n``: the log wealth, after each observation, of the gambler behind
     ``test``'s bound who bets that the mean of ``values`` in [0, 1] exceeds ``null_mean``.
 
@@ -183,24 +203,27 @@ def log_e_process(values, null_mean: float, alpha: float, test: str) -> np.ndarr
     ``1 / alpha`` (``alpha`` only tunes the empirical-Bernstein and Hoeffding bets; for the
     betting test the bound rounds down to its grid). An average of such processes, one per
     rival, is an e-process too, which :mod:`harness.racing.elimination` uses to pool evidence.
+    The asymptotic sequence's mixture (:func:`harness.racing.asymptotic.asymptotic_log_e`) is one
+    only in the limit, and is not a wealth to pool step by step.
 
     Example:
         >>> round(float(log_e_process([1.0] * 10, 0.5, alpha=0.05, test="betting")[-1]), 3)
         3.649
     """
-    if test not in TESTS:
-        raise ValueError(f"race.test must be one of {sorted(TESTS)}, got {test!r}")
+    name = _test_name(test)
     x = _check(values, alpha)
     if not 0 < null_mean < 1:
         raise ValueError(f"null_mean must be in (0, 1), got {null_mean!r}")
-    if test == "betting":
+    if name == "betting":
         return _betting_log_wealth(x, np.array([float(null_mean)]))[:, 0]
-    lam, penalty = _BETS[test](x, alpha)
+    if name == ASYMPTOTIC:
+        return asymptotic_log_e(x, null_mean, alpha, test)
+    lam, penalty = _BETS[name](x, alpha)
     return np.cumsum(lam * (x - null_mean)) - np.cumsum(penalty)
 
 
 def difference_log_e_process(better, worse, low: float, high: float, threshold: float, alpha: float,
-                             test: str) -> np.ndarray:
+                             test: str | Asymptotic) -> np.ndarray:
     """:func:`log_e_process` of the evidence that ``mean(better - worse)`` exceeds ``threshold``,
     for paired values in [low, high] (mapped onto [0, 1] as in :func:`difference_lower_bound`)."""
     width = _width(low, high)

@@ -21,6 +21,9 @@ Guards are always pairwise against the round's leader: ``c`` leaves when the bou
 regression on a guard is above the guard's tolerance (level as in ``pairwise``). With probability
 at least ``1 - alpha``, over every round at once, a truly best configuration on the primary
 metric survives, and no configuration leaves on a guard it does not truly regress.
+
+With ``test=asymptotic`` (:mod:`harness.racing.asymptotic`) the same levels hold only in the
+limit: the error rate tends to at most ``alpha`` as ``min_questions`` (its burn-in) grows.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from harness.racing.asymptotic import NAME as ASYMPTOTIC
+from harness.racing.asymptotic import Asymptotic
 from harness.racing.confseq import TESTS, difference_lower_bound
 from harness.racing.running_leader import running_leader_log_wealth
 from harness.stats.spec import MetricSpec
@@ -76,11 +81,13 @@ class EliminationRule:
         primary: the metric that picks the leader (``stats.primary``).
         guards: metrics whose significant regression beyond their tolerance also eliminates.
         alpha: family-wise error rate of the whole race.
-        test: ``betting``, ``empirical_bernstein`` or ``hoeffding`` (:data:`harness.racing.confseq.TESTS`).
+        test: ``betting``, ``empirical_bernstein``, ``hoeffding`` or ``asymptotic``
+            (:data:`harness.racing.confseq.TESTS`).
         low, high: the range every per-question value of these metrics lies in.
         min_questions: no elimination before this many questions.
         configurations: how many configurations started the race (``K``).
         evidence: ``leader`` or ``pairwise`` (:data:`EVIDENCE`; the module's docstring says what each promises).
+        tightest_at: ``test=asymptotic`` only: the number of questions at which its bound is narrowest.
     """
 
     primary: MetricSpec
@@ -92,6 +99,7 @@ class EliminationRule:
     min_questions: int
     configurations: int
     evidence: str = "leader"
+    tightest_at: float | None = None
 
     def __post_init__(self) -> None:
         if not 0 < self.alpha < 1:
@@ -106,6 +114,21 @@ class EliminationRule:
             raise ValueError("a race needs at least one configuration")
         if self.evidence not in EVIDENCE:
             raise ValueError(f"race.evidence must be one of {list(EVIDENCE)}, got {self.evidence!r}")
+        if self.test == ASYMPTOTIC and not (self.tightest_at is not None and self.tightest_at > 0):
+            raise ValueError(f"race.test=asymptotic needs race.tightest_at > 0, got {self.tightest_at!r}")
+
+    @property
+    def sequence(self) -> str | Asymptotic:
+        """What the bounds and e-processes of :mod:`harness.racing.confseq` take: the test's name,
+        or the asymptotic sequence tuned, read from ``min_questions`` on."""
+        if self.test == ASYMPTOTIC:
+            return Asymptotic(float(self.tightest_at), burn_in=self.min_questions)
+        return self.test
+
+    @property
+    def label(self) -> str:
+        """The test and how it holds, for the console."""
+        return "asymptotic confidence sequence" if self.test == ASYMPTOTIC else f"anytime-valid {self.test}"
 
     @property
     def comparisons(self) -> int:
@@ -126,11 +149,12 @@ class EliminationRule:
 
     def describe(self) -> str:
         """The rule in a few words, for the console."""
+        test = self.test + (f", tightest at {self.tightest_at:g} questions" if self.test == ASYMPTOTIC else "")
         if self.evidence == "pairwise":
-            return f"alpha {self.alpha} over {self.comparisons} pairwise comparisons ({self.test})"
+            return f"alpha {self.alpha} over {self.comparisons} pairwise comparisons ({test})"
         guards = f", guards pairwise at level {self.level:.2g}" if self.guards else ""
         return (f"alpha {self.alpha}: bets on the running leader, wealth >= {1 / self.configuration_level:.4g} "
-                f"eliminates ({self.test}{guards})")
+                f"eliminates ({test}{guards})")
 
 
 EVIDENCE = ("leader", "pairwise")
@@ -199,14 +223,14 @@ def _against_round_leader(scores: Scores, rule: EliminationRule, leader: str, na
     better, worse = _pairs(scores[leader][metric.name], scores[name][metric.name], metric.direction)
     if not better.size:
         return None
-    bound = difference_lower_bound(better, worse, rule.low, rule.high, rule.level, rule.test)
+    bound = difference_lower_bound(better, worse, rule.low, rule.high, rule.level, rule.sequence)
     if not bound > metric.tolerance:
         return None
     difference = float(np.mean(better - worse))
     kind = "guard " if metric.role == "guard" else ""
     reason = (f"worse than {leader} on {kind}{metric.name} after {questions} questions: mean difference "
               f"{difference:.4f}, lower bound {bound:.4f} > {metric.tolerance:g} "
-              f"(anytime-valid {rule.test}, level {rule.level:.2g})")
+              f"({rule.label}, level {rule.level:.2g})")
     return Elimination(name, round_number, questions, leader, metric.name, difference, bound, metric.tolerance,
                        reason)
 
@@ -218,7 +242,7 @@ def _against_running_leader(scores: Scores, retired: Scores, rule: EliminationRu
     values = {other: scores[other][metric.name] for other in scores}
     values |= {other: got[metric.name] for other, got in retired.items() if metric.name in got}
     wealth = running_leader_log_wealth(name, values, metric.direction == "higher", rule.low, rule.high,
-                                       rule.configuration_level, rule.test)
+                                       rule.configuration_level, rule.sequence)
     reached = float(np.max(wealth, initial=0.0))
     threshold = 1 / rule.configuration_level
     if reached < math.log(threshold):
@@ -226,9 +250,11 @@ def _against_running_leader(scores: Scores, retired: Scores, rule: EliminationRu
     better, worse = _pairs(scores[leader][metric.name], scores[name][metric.name], metric.direction)
     difference = float(np.mean(better - worse)) if better.size else math.nan
     e_value = math.exp(min(reached, 700.0))
+    evidence = ("mixture evidence {} >= {} against the running leader" if rule.test == ASYMPTOTIC
+                else "wealth {} >= {} betting on the running leader").format(f"{e_value:.4g}", f"{threshold:.4g}")
     reason = (f"worse than {leader} on {metric.name} after {questions} questions: mean difference {difference:.4f}, "
-              f"wealth {e_value:.4g} >= {threshold:.4g} betting on the running leader "
-              f"(anytime-valid {rule.test}, level {rule.configuration_level:.2g})")
+              f"{evidence} "
+              f"({rule.label}, level {rule.configuration_level:.2g})")
     return Elimination(name, round_number, questions, leader, metric.name, difference, math.nan, threshold,
                        reason, e_value)
 

@@ -7,6 +7,8 @@ new ones.
 
 from __future__ import annotations
 
+import functools
+import math
 import random
 from dataclasses import replace
 from collections.abc import Sequence
@@ -43,17 +45,23 @@ def race_order(strata: Sequence[str], seed: int) -> list[int]:
     return order
 
 
-def round_sizes(total: int, first: int, step: int, max_rounds: int) -> list[int]:
+def round_sizes(total: int, first: int, step: int, max_rounds: int, growth: float = 1.0) -> list[int]:
     """The prefix length of each round: ``first``, then ``step`` more each round, the last one
-    all ``total`` questions (or fewer when ``max_rounds`` ends the race first).
+    all ``total`` questions (or fewer when ``max_rounds`` ends the race first). With ``growth``
+    above 1 a round runs ``growth`` times the questions of the round before whenever that adds
+    more than ``step``: geometric blocks, fewer rounds on a large question set.
 
     Example:
         >>> round_sizes(86, first=20, step=20, max_rounds=10)
         [20, 40, 60, 80, 86]
+        >>> round_sizes(1000, first=20, step=20, max_rounds=100, growth=1.5)
+        [20, 40, 60, 90, 135, 203, 305, 458, 687, 1000]
     """
     for name, value in (("race.first", first), ("race.step", step), ("race.max_rounds", max_rounds)):
         if value < 1:
             raise ValueError(f"{name} must be >= 1, got {value}")
+    if not growth >= 1:
+        raise ValueError(f"race.growth must be >= 1, got {growth}")
     if total < 1:
         raise ValueError("the dataset has no questions to race on")
     sizes = []
@@ -62,8 +70,15 @@ def round_sizes(total: int, first: int, step: int, max_rounds: int) -> list[int]
         sizes.append(size)
         if size == total:
             break
-        size = min(size + step, total)
+        size = min(max(size + step, math.ceil(size * growth)), total)
     return sizes
+
+
+@functools.lru_cache(maxsize=8)
+def _kept_race_order(strata: tuple[str, ...], seed: int) -> list[int]:
+    """:func:`race_order`, computed once per process for a dataset: every round of a race (and
+    each of its jobs) asks for the same order (10,000 questions: ~15 ms each time)."""
+    return race_order(strata, seed)
 
 
 def first_questions(dataset, count: int | None, seed: int, stratify: str | None = None):
@@ -77,6 +92,6 @@ def first_questions(dataset, count: int | None, seed: int, stratify: str | None 
         return dataset
     if count < 1:
         raise ValueError(f"race.questions must be >= 1 or null, got {count}")
-    strata = [str(getattr(q, stratify)) if stratify else "" for q in dataset.questions]
-    chosen = race_order(strata, seed)[:count]
+    strata = tuple(str(getattr(q, stratify)) if stratify else "" for q in dataset.questions)
+    chosen = _kept_race_order(strata, seed)[:count]
     return replace(dataset, questions=tuple(dataset.questions[i] for i in chosen))

@@ -9,6 +9,13 @@ worse for the gambler when the tested configuration is truly a best one, so the 
 nonnegative supermartingale from 1: by Ville's inequality it ever reaches ``1 / level`` with
 probability at most ``level``, although the race reads it after every round and the leader
 changes. Rivals that left the race stop being candidates from the question after their last one.
+
+``race.test=asymptotic`` has no per-question bets to stake: its evidence is the asymptotic
+sequence's mixture (:func:`harness.racing.asymptotic.asymptotic_log_e`) over the stitched
+differences, question by question, between the rival then leading and the tested configuration.
+When that configuration is truly a best one, each difference has a conditional mean of at most 0
+whichever rival leads, so their running mean is covered by the sequence in the limit (the
+paper's martingale version, Waudby-Smith et al. 2024, section 3).
 """
 
 from __future__ import annotations
@@ -18,11 +25,12 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from harness.racing.asymptotic import Asymptotic
 from harness.racing.confseq import check_in_bounds, difference_log_e_process
 
 
 def running_leader_log_wealth(name: str, values: Mapping[str, Sequence[float | None]], higher_is_better: bool,
-                              low: float, high: float, level: float, test: str) -> np.ndarray:
+                              low: float, high: float, level: float, test: str | Asymptotic) -> np.ndarray:
     """Log wealth after each question ``name`` ran, betting against the running leader.
 
     Args:
@@ -32,7 +40,8 @@ def running_leader_log_wealth(name: str, values: Mapping[str, Sequence[float | N
         higher_is_better: the metric's direction.
         low, high: the range of every value.
         level: the level the empirical-Bernstein and Hoeffding bets are tuned for.
-        test: ``betting``, ``empirical_bernstein`` or ``hoeffding``.
+        test: ``betting``, ``empirical_bernstein``, ``hoeffding`` or a tuned :class:`Asymptotic`
+            (its mixture over the stitched differences, -inf before its burn-in).
     """
     floats = {other: _floats(got) for other, got in values.items()}
     for other, got in floats.items():
@@ -50,6 +59,8 @@ def running_leader_log_wealth(name: str, values: Mapping[str, Sequence[float | N
         table[row, :len(mine)] = mine
         running[row, :len(mine)] = True
     leaders = _leaders(sign * table, running)
+    if isinstance(test, Asymptotic):
+        return _stitched_log_e(table, own, leaders, higher_is_better, low, high, level, test)
     increments = np.zeros(n)
     for row in np.unique(leaders[leaders >= 0]):
         steps = _pair_steps(table[row], own, higher_is_better, low, high, level, test)
@@ -83,6 +94,23 @@ def _pair_steps(rival: np.ndarray, own: np.ndarray, higher_is_better: bool, low:
         wealth = difference_log_e_process(better, worse, low, high, 0.0, level, test)
         steps[both] = np.diff(wealth, prepend=0.0)
     return steps
+
+
+def _stitched_log_e(table: np.ndarray, own: np.ndarray, leaders: np.ndarray, higher_is_better: bool, low: float,
+                    high: float, level: float, test: Asymptotic) -> np.ndarray:
+    """Per question, the asymptotic mixture's log evidence over the differences so far between
+    each question's leading rival and ``own`` (carried over questions without a pair; -inf
+    before the first and before the burn-in)."""
+    rows = np.maximum(leaders, 0)
+    rival = np.where(leaders >= 0, table[rows, np.arange(len(own))], np.nan)
+    both = ~np.isnan(rival) & ~np.isnan(own)
+    out = np.full(len(own), -np.inf)
+    if both.any():
+        better, worse = (rival[both], own[both]) if higher_is_better else (own[both], rival[both])
+        evidence = difference_log_e_process(better, worse, low, high, 0.0, level, test)
+        filled = np.cumsum(both) - 1  # index of the latest pair up to each question
+        out = np.where(filled >= 0, evidence[np.maximum(filled, 0)], -np.inf)
+    return out
 
 
 def _floats(values: Sequence[float | None]) -> np.ndarray:

@@ -46,6 +46,8 @@ class Reranked:
     cost_usd: float | None = None
     tally: FailureTally | None = None
     figures: dict[str, float] = field(default_factory=dict)
+    # Query index -> why its scoring failed (it kept its first-stage order).
+    errors: dict[int, str] = field(default_factory=dict)
 
 
 class Reranker(ABC):
@@ -119,14 +121,15 @@ class Reranker(ABC):
                  self.describe(), sum(len(m) for _, m in todo), cached_pairs)
         results = self.score([(queries[q], [passages[q][p] for p in missing]) for q, missing in todo])
         tally = FailureTally("rerank", self.max_failed_fraction)
-        failed: set[int] = set()
+        failed: dict[int, str] = {}
         tokens = [0, 0]
         for (q, missing), result in zip(todo, results, strict=True):
             tally.add(result.error)
             tokens[0] += result.input_tokens
             tokens[1] += result.output_tokens
             if result.error is not None or result.scores is None or len(result.scores) != len(missing):
-                failed.add(q)
+                failed[q] = result.error or (f"{0 if result.scores is None else len(result.scores)} scores "
+                                             f"for {len(missing)} passages")
                 continue
             stored[q] = {**stored[q], **{_passage_key(passages[q][p]): float(s)
                                          for p, s in zip(missing, result.scores)}}
@@ -139,7 +142,7 @@ class Reranker(ABC):
             else:
                 rankings.append(self.fuse(ranking, [stored[q][_passage_key(t)] for t in passages[q]]))
         return Reranked(rankings=rankings, pairs_scored=sum(len(m) for _, m in todo), pairs_cached=cached_pairs,
-                        cost_usd=self.cost(*tokens) if todo else None, tally=tally)
+                        cost_usd=self.cost(*tokens) if todo else None, tally=tally, errors=failed)
 
     def _key(self, fingerprint: dict[str, Any], query: str, texts: list[str]) -> str:
         return content_key(fingerprint, query) if self.pointwise else content_key(fingerprint, query, texts)

@@ -11,6 +11,7 @@ from harness.chunkers.base import Chunk
 from harness.config.secrets import redact_text
 from harness.data.records import Question
 from harness.generators.base import Generation
+from harness.results.stage_records import StageRecords
 from harness.results.table import read_table, write_table
 
 
@@ -26,6 +27,8 @@ class QuestionRecord:
     generation: Generation | None = None
     # The same question answered without retrieval (seed 004's baseline), when that condition runs.
     baseline: Generation | None = None
+    # The chat messages each answered condition was prompted with (condition -> messages).
+    prompts: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     # How many retrieved chunks the with-context prompt held (``generation.contexts``; None: all).
     prompt_chunk_count: int | None = None
     # The route the router under test picked (seed 001), when a router ran.
@@ -100,17 +103,22 @@ class RunResult:
     # Extra files a suite produced (file name -> text), e.g. the 20 worst answers.
     artifacts: dict[str, str] = field(default_factory=dict)
     dataset_source: str = ""  # the dataset's file or folder (a hub dataset's id); empty in older results
+    # What each stage did to each question, and when (the questions' traces); None in older results.
+    stages: StageRecords | None = None
 
     def write(self, folder: Path) -> dict[str, Path]:
-        """Writes the per-question table (:mod:`harness.results.table`) and ``metrics.json``; returns their paths."""
+        """Writes the per-question table (:mod:`harness.results.table`), ``metrics.json`` and the
+        stage records (``stages.json``); returns their paths."""
         folder.mkdir(parents=True, exist_ok=True)
         table = write_table(folder, self.rows)
         summary = folder / "metrics.json"
         # Not dataclasses.asdict: it deep-copies every row first (8.6 of 124 s, profiled, for SQuAD dev's
         # 10,570 rows) only for them to be dropped here.
-        facts = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("rows", "artifacts")}
+        facts = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _OWN_FILES}
         summary.write_text(json.dumps({**facts, "artifact_files": sorted(self.artifacts)}, indent=2))
         written = {"per_question": table, "metrics": summary}
+        if self.stages is not None:
+            written["stages"] = self.stages.write(folder)
         for name, text in self.artifacts.items():
             written[name] = folder / name
             written[name].write_text(redact_text(text))
@@ -121,4 +129,8 @@ class RunResult:
         """The result :meth:`write` left in ``folder`` (e.g. to log it later with ``harness sync``)."""
         facts = json.loads((folder / "metrics.json").read_text())
         artifacts = {name: (folder / name).read_text() for name in facts.pop("artifact_files", [])}
-        return cls(rows=read_table(folder), artifacts=artifacts, **facts)
+        return cls(rows=read_table(folder), artifacts=artifacts, stages=StageRecords.read(folder), **facts)
+
+
+# Fields kept in files of their own rather than in metrics.json.
+_OWN_FILES = ("rows", "artifacts", "stages")

@@ -28,6 +28,10 @@ class Searcher(ABC):
     def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """(scores, ids), each of shape (queries, k), best first; id -1 pads a short result."""
 
+    @abstractmethod
+    def nbytes(self) -> int:
+        """Bytes of what it searches (the vectors, or the index built from them)."""
+
 
 class VectorIndex(ABC):
     """A kind of index and its parameters (one option of ``retriever.indexes``)."""
@@ -44,6 +48,9 @@ class VectorIndex(ABC):
 class ExactSearcher(Searcher):
     def __init__(self, vectors: np.ndarray, block_rows: int, query_rows: int) -> None:
         self.vectors, self.block_rows, self.query_rows = vectors, block_rows, query_rows
+
+    def nbytes(self) -> int:
+        return int(self.vectors.nbytes)
 
     def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Inner products of ``query_rows`` queries with ``block_rows`` (memory-mapped) vectors at a
@@ -109,6 +116,12 @@ FAISS_CODEC = Codec(_save_faiss, _load_faiss)
 class FaissSearcher(Searcher):
     def __init__(self, index) -> None:
         self.index = index
+
+    def nbytes(self) -> int:
+        """The index as faiss writes it (vectors or codes, graph or lists): what it holds in memory."""
+        import faiss
+
+        return int(faiss.serialize_index(self.index).nbytes)
 
     def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         scores, ids = self.index.search(np.ascontiguousarray(queries, dtype=np.float32), k)

@@ -32,6 +32,11 @@ class Retriever(ABC):
     def fingerprint(self) -> dict[str, Any]:
         """Everything the index depends on besides the chunks (the cache key's config part)."""
 
+    def index_bytes(self) -> int | None:
+        """Bytes the built index holds for searching (its arrays), None when not known: what a
+        retrieval-only sweep weighs as memory (``stats.front.retrieval``)."""
+        return None
+
 
 def indexed_text(chunk: Chunk, include_title: bool) -> str:
     """What gets indexed: ``title + " " + text`` (BEIR's convention) or the text alone."""

@@ -9,20 +9,34 @@ from harness.chunkers.base import Chunk
 from harness.retrievers.base import Retriever, ScoredChunks, indexed_text
 
 
+def _bm25s():
+    """The bm25s module, imported without numba: bm25s imports numba whenever it is installed
+    (0.2 s of CPU, a tenth of a cached re-run's imports), though only its ``backend="numba"``
+    uses it; the harness searches with the numpy backend (bm25s's default), so numba is kept
+    out of that import (and stays importable for anything else)."""
+    import sys
+
+    if "bm25s" not in sys.modules and "numba" not in sys.modules:
+        sys.modules["numba"] = None  # ``import numba`` raises ImportError: bm25s takes its numpy path
+        try:
+            import bm25s
+        finally:
+            del sys.modules["numba"]
+    import bm25s
+
+    return bm25s
+
+
 def _save_index(model, folder) -> None:
     model.save(str(folder), allow_pickle=False, show_progress=False)
 
 
 def _load_index(folder):
-    import bm25s
-
-    return bm25s.BM25.load(str(folder), allow_pickle=False, show_progress=False)
+    return _bm25s().BM25.load(str(folder), allow_pickle=False, show_progress=False)
 
 
 def _map_index(folder):
-    import bm25s
-
-    return bm25s.BM25.load(str(folder), allow_pickle=False, show_progress=False, mmap=True)
+    return _bm25s().BM25.load(str(folder), allow_pickle=False, show_progress=False, mmap=True)
 
 
 # bm25s's own format: JSON parameters and vocabulary, numpy arrays read without pickle.
@@ -55,6 +69,10 @@ class BM25Retriever(Retriever):
         self.include_title, self.mmap = include_title, mmap
         self._index = None
         self._size = 0
+        self._key: str | None = None
+        # k -> query -> its chunks, for the index of ``_key``: the next round of a race searches
+        # the questions of the rounds before again (each query is scored on its own, so alike)
+        self._searched: dict[int, dict[str, ScoredChunks]] = {}
 
     def _stemmer(self):
         if not self.stemmer_language:
@@ -64,13 +82,11 @@ class BM25Retriever(Retriever):
         return Stemmer.Stemmer(self.stemmer_language)
 
     def _tokenize(self, texts: list[str]):
-        import bm25s
-
-        return bm25s.tokenize(texts, stopwords=self.stopwords or None, stemmer=self._stemmer(),
+        return _bm25s().tokenize(texts, stopwords=self.stopwords or None, stemmer=self._stemmer(),
                               show_progress=False)
 
     def index(self, chunks: list[Chunk], corpus_key: str, cache: DiskCache) -> None:
-        import bm25s
+        bm25s = _bm25s()
 
         def build():
             model = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
@@ -79,6 +95,8 @@ class BM25Retriever(Retriever):
             return model
 
         key = content_key(corpus_key, self.fingerprint(), bm25s.__version__)
+        if key != self._key:
+            self._key, self._searched = key, {}
         if not self.mmap:
             self._index = cache.get_or_build("bm25", key, build, BM25_CODEC)
         else:  # a fresh build is dropped once stored, then searched mapped like a cached one
@@ -94,11 +112,20 @@ class BM25Retriever(Retriever):
         if self._index is None:
             raise RuntimeError("index() must be called before search()")
         k = min(k or self.top_k, self._size)
-        ids, scores = self._index.retrieve(self._tokenize(queries), k=k, show_progress=False,
-                                           n_threads=0)
-        # bm25s returns chunks with a zero score when fewer match; they carry no evidence.
-        return [[(int(i), float(s)) for i, s in zip(row_ids, row_scores) if s > 0]
-                for row_ids, row_scores in zip(ids, scores)]
+        searched = self._searched.setdefault(k, {})
+        todo = [query for query in dict.fromkeys(queries) if query not in searched]
+        if todo:
+            ids, scores = self._index.retrieve(self._tokenize(todo), k=k, show_progress=False, n_threads=0)
+            # bm25s returns chunks with a zero score when fewer match; they carry no evidence.
+            searched.update((query, [(int(i), float(s)) for i, s in zip(row_ids, row_scores) if s > 0])
+                            for query, row_ids, row_scores in zip(todo, ids, scores))
+        return [list(searched[query]) for query in queries]
+
+    def index_bytes(self) -> int | None:
+        """The score matrix's arrays (sparse: data, indices, indptr); the vocabulary is left out."""
+        if self._index is None:
+            return None
+        return sum(int(value.nbytes) for value in self._index.scores.values() if hasattr(value, "nbytes"))
 
     def fingerprint(self) -> dict[str, Any]:
         return {"retriever": "bm25", "k1": self.k1, "b": self.b, "method": self.method,

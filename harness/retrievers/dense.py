@@ -80,6 +80,9 @@ class DenseRetriever(Retriever):
         return [[(int(i), float(s)) for i, s in zip(row_ids, row_scores) if i >= 0]
                 for row_ids, row_scores in zip(ids, scores)]
 
+    def index_bytes(self) -> int | None:
+        return None if self._searcher is None else self._searcher.nbytes()
+
     def fingerprint(self) -> dict[str, Any]:
         """What the embeddings depend on; the index's own parameters key the index's entry."""
         return {"retriever": "dense", "model": model_fingerprint(self.model_name),

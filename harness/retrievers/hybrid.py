@@ -50,6 +50,10 @@ class HybridRetriever(Retriever):
         return [ranked(reciprocal_rank_fusion(list(rankings), self.rrf_k), k)
                 for rankings in zip(*per_retriever)]
 
+    def index_bytes(self) -> int | None:
+        parts = [retriever.index_bytes() for retriever in self.retrievers]
+        return None if None in parts else sum(parts)
+
     def fingerprint(self) -> dict[str, Any]:
         return {"retriever": "hybrid", "rrf_k": self.rrf_k, "candidates": self.candidates,
                 "parts": [r.fingerprint() for r in self.retrievers]}

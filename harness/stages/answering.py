@@ -12,6 +12,7 @@ from harness.generators.base import Generator
 from harness.generators.cached import generate_cached
 from harness.generators.prompts import CONDITIONS, PromptTemplate
 from harness.results.records import QuestionRecord
+from harness.stages.stage import StageClock
 
 
 STRATA = values(Stratum)
@@ -102,19 +103,23 @@ class Answering:
         """Positions among the ``answered`` questions generated one at a time (``ttft_sample``)."""
         return frozenset(random.Random(self.seed).sample(range(answered), min(self.ttft_sample, answered)))
 
-    def answer(self, records: list[QuestionRecord], cache: DiskCache) -> None:
-        """Fills ``generation`` (with context) and ``baseline`` (no context) of the sampled records."""
+    def answer(self, records: list[QuestionRecord], cache: DiskCache, clock: StageClock | None = None) -> None:
+        """Fills ``generation`` (with context), ``baseline`` (no context) and ``prompts`` of the
+        sampled records; ``clock`` hears when each condition's answers were made."""
         chosen = self.selected(records)
         self.tally = FailureTally("generation", self.max_failed_fraction)
         for record in chosen:
             record.prompt_chunk_count = self.contexts
         alone = self._alone(len(chosen))
+        ids = [r.question.id for r in chosen]
         for condition in self.conditions:
             requests = [self.prompt.render(r.question, r.prompt_chunks if condition == "with_context" else [],
                                            condition) for r in chosen]
             generations = generate_cached(self.generator, requests, cache,
-                                          alone=alone if condition == "with_context" else frozenset())
-            for record, generation in zip(chosen, generations):
+                                          alone=alone if condition == "with_context" else frozenset(),
+                                          timed=clock.timer(ids, condition) if clock else None)
+            for record, request, generation in zip(chosen, requests, generations):
+                record.prompts[condition] = [dict(message) for message in request.messages]
                 if not generation.extra.get("skipped"):  # predictions on_missing=skip: no call was made
                     self.tally.add(generation.error)
                 if condition == "with_context":

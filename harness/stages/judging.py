@@ -26,6 +26,7 @@ from harness.judges.items import JudgeItem, item_for
 from harness.judges.judgement import Judgement, combine_samples
 from harness.judges.rubrics.base import Rubric
 from harness.judges.selfcheck import SelfCheckResult, selfcheck_items, selfcheck_result
+from harness.stages.stage import StageClock
 
 log = logging.getLogger(__name__)
 NAMESPACE = "judgements"
@@ -61,7 +62,8 @@ class Judging:
                                          f"judge/{column}; give one of them another 'column'")
                     owners[column] = name
 
-    def run(self, records: list, cache: DiskCache, population: list | None = None) -> dict[str, float]:
+    def run(self, records: list, cache: DiskCache, population: list | None = None,
+            clock: StageClock | None = None) -> dict[str, float]:
         """Judges the records in place; returns the run's judge figures (``judge/cache_hits``...,
         and each rubric's self-check, ``judge/<column>_selfcheck_auc``...).
 
@@ -69,6 +71,7 @@ class Judging:
             records: the records to judge.
             cache: the judgement cache.
             population: the dataset's records the self-check samples from (default: ``records``).
+            clock: hears when each rubric's batch of questions was judged (label ``<rubric>/<target>``).
 
         ``judge/judged`` counts the judgements made in this run that have a score, ``judge/failed``
         those the judge failed to make (reasons in ``tally``); ``judge/missing`` every judgement
@@ -113,7 +116,12 @@ class Judging:
                     continue
                 # the judge is named once, in the self-check line (and in the run's params)
                 log.info("judging %d items with rubric %s (%s)", len(pending), name, target)
-                for (record, item, key), judgement in zip(pending, self._evaluate(name, rubric, [p[1] for p in pending])):
+                batch_start = time.time()
+                judgements = self._evaluate(name, rubric, [p[1] for p in pending])
+                if clock is not None:
+                    clock.add([record.question.id for record, _, _ in pending], batch_start, time.time(),
+                              f"{name}/{target}")
+                for (record, item, key), judgement in zip(pending, judgements):
                     self._put(cache, key, judgement)
                     self._store(record, name, rubric, item, judgement)
                     counts["failed" if judgement.failed else "judged"] += 1

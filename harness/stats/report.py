@@ -40,13 +40,15 @@ class SweepStatistics:
         champion: a run name, or null for the best run on the primary metric.
         planning_effects: Cohen's d values whose required sample sizes are printed before a sweep.
         headline: the leaderboard's metrics, in order (where a null primary is chosen from).
+        front: the ``stats.front`` block (:class:`~harness.stats.front_settings.FrontSettings`);
+            None: no ship-candidate front.
     """
 
     enabled = True
 
     def __init__(self, alpha: float, power: float, primary: dict, guards: list, test: str, resamples: int,
                  seed: int, correction: str, champion: str | None, planning_effects: list[float],
-                 headline: list[str] = ()) -> None:
+                 headline: list[str] = (), front: dict | None = None) -> None:
         if test not in TESTS:
             raise ValueError(f"stats.test must be one of {list(TESTS)}, got {test!r}")
         if correction not in METHODS:
@@ -66,6 +68,11 @@ class SweepStatistics:
         if self.primary_name is None and not self.headline:
             raise ValueError("stats.primary.name is null and there is no report.headline to choose it from")
         self.guards = [MetricSpec(g["name"], g["direction"], "guard", float(g["tolerance"])) for g in guards]
+        self.front = None
+        if front is not None:
+            from harness.stats.front_settings import FrontSettings
+
+            self.front = FrontSettings(**front)
 
     def primary_for(self, tables: Tables) -> MetricSpec:
         """The configured primary metric, or the first headline metric some run has a value of."""
@@ -103,6 +110,20 @@ class SweepStatistics:
                                self.resamples, self.seed, self.power, self.correction)
         return StatsReport(champion=champion, result=result, alpha=self.alpha, run_metrics=self._run_metrics(result),
                            settings=self.settings(metrics[0]))
+
+    def ship_front(self, tables: Tables, infos: dict[str, dict[str, Any]], report: StatsReport):
+        """The quality-cost-latency front of the compared runs (:mod:`harness.stats.front`), or
+        None when ``stats.front`` is off; ``report``: what :meth:`compare` returned for ``tables``."""
+        if self.front is None or not self.front.enabled:
+            return None
+        from harness.stats.front_quality import quality_relations
+
+        primary = MetricSpec(report.settings["primary"]["name"], report.settings["primary"]["direction"], "primary")
+        versus = {c.name: (m.mean_difference, m.p_corrected) for c in report.result.challengers
+                  for m in c.metrics if m.spec.role == "primary"}
+        relations = quality_relations(tables, primary, report.champion, versus, self.alpha, self.test,
+                                      self.resamples, self.seed, self.power, self.correction)
+        return self.front.compute(tables, infos, primary, report.champion, relations)
 
     def settings(self, primary: MetricSpec) -> dict[str, Any]:
         """The constructor's arguments as used, with the primary metric resolved."""

@@ -16,6 +16,11 @@ from harness.tracking.leaderboard import Leaderboard
 from harness.tracking.outcome import JobInfo, JobOutcome
 
 
+class StoreRefused(RuntimeError):
+    """A tracker's store did not take a write (read-only, full, refusing it): the message names the
+    store and the reason in one line."""
+
+
 @dataclass(frozen=True)
 class RunRef:
     """A recorded run, as a tracker names it."""
@@ -78,6 +83,16 @@ class Tracker:
         """Records one job in the record ``run_id`` opened by :meth:`start_job` (a new one if None)
         and closes it; returns its id."""
         return None
+
+    def log_traces(self, run_id: str, result, name: str) -> None:
+        """Records the job's questions (``result``: its RunResult) that run ``run_id`` lacks, one
+        trace each (:meth:`log_job` does it for a job it logs; ``harness sync`` for runs logged
+        before their traces were)."""
+
+    def flush(self) -> list[str]:
+        """Waits for what is still being written in the background (a sweep's traces); returns a
+        line per job whose part of it could not be written."""
+        return []
 
     def running_runs(self, sweep_id: str) -> dict[str, dict[str, str]]:
         """The sweep's records still marked running (parent included): id -> tags."""

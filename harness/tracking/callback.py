@@ -20,18 +20,20 @@ from hydra.core.utils import JobReturn, JobStatus
 from hydra.experimental.callback import Callback
 from hydra.types import RunMode
 from hydra.utils import get_class, instantiate
-from omegaconf import DictConfig, OmegaConf
-from omegaconf._utils import get_omega_conf_dumper
+from omegaconf import DictConfig, ListConfig, OmegaConf
 import yaml
 
 from harness import __version__
 from harness.config.checks import check_config
 from harness.config.resolvers import PROJECT_ROOT
 from harness.config.secrets import redact, redact_file, redact_logging, redact_text
-from harness.jobs import JobNotValid, SweepNotValid, build_job, check_sweep_jobs
+from harness.config.speedups import yaml_dumper
+from harness.jobs import (JobNotValid, SweepNotValid, build_job, check_sweep_jobs, checked_in_this_process,
+                          load_dataset, parts_of_this_process)
 from harness.log_filters import FILE_ONLY
 from harness.racing.race import read_race
 from harness.tracking import race, sweep
+from harness.tracking.base import StoreRefused
 from harness.tracking.description import describe_runs
 from harness.tracking.gating import check_gates
 from harness.tracking.interruption import OPEN, allow_signals, hold_signals
@@ -42,7 +44,6 @@ from harness.tracking.selfcheck_flags import threshold_notes, warnings as selfch
 from harness.tracking.outcome import JobInfo, JobOutcome
 from harness.tracking.resume import resume_sweep
 from harness.tracking.search import log_search_result
-from harness.tracking.statistics import plan_sweep, report_sweep_statistics
 from harness.tracking.sync import mark_sweep_end_logged, not_logged
 
 log = logging.getLogger(__name__)
@@ -71,9 +72,11 @@ class TrackingCallback(Callback):
         redact_logging()
         with _stop_on_error("run", "the config is refused"):
             check_config(config)
-        _check_dataset(config, "run")
+        built = parts_of_this_process(str(config.hydra.run.dir))  # the run's job takes its parts from here
+        _check_dataset(config, "run", built)
         with _stop_on_error("run", "its config is invalid"):
-            build_job(config)  # as a sweep checks every job: wrong arguments leave no run behind (exit 2)
+            build_job(config, built, checked=True)  # as a sweep checks every job: wrong arguments leave no run behind (exit 2)
+        checked_in_this_process(str(config.hydra.run.dir)).add(tuple(config.hydra.overrides.task))
         allow_signals()
         with _stop_on_error("run", "the tracker cannot record it"):
             instantiate(config.tracking).check()
@@ -82,7 +85,7 @@ class TrackingCallback(Callback):
         redact_logging()
         with _stop_on_error("sweep", "the config is refused"):
             check_config(config)
-        dataset = _check_dataset(config, "sweep")
+        dataset = _check_dataset(config, "sweep", parts_of_this_process(str(config.hydra.sweep.dir)))
         with _stop_on_error("sweep", "a job's config is invalid"):
             check_sweep_jobs(config)  # before the parent run exists: a sweep that cannot start leaves no run
         tracker = instantiate(config.tracking)
@@ -94,6 +97,8 @@ class TrackingCallback(Callback):
         OPEN.tracker, OPEN.sweep_id, OPEN.sweep_dir = tracker, state["sweep_id"], str(config.hydra.sweep.dir)
         stats = instantiate(config.stats)
         if stats.enabled and dataset is not None:
+            from harness.tracking.statistics import plan_sweep  # scipy and statsmodels: a sweep's, not a run's
+
             plan_sweep(stats, len(dataset.questions), Path(config.hydra.sweep.dir), tracker,
                        state.get("parent_run_id"))
         allow_signals()
@@ -171,7 +176,10 @@ class TrackingCallback(Callback):
             log.info("tracking failed for %s", info.name, exc_info=True, extra=FILE_ONLY)
             if multirun:
                 log.warning("NOT LOGGED %s: %s; its results are in %s", info.name, err, outcome.output_dir)
-            summary["tracking_error"] = repr(err)
+            summary["tracking_error"] = str(err) if isinstance(err, StoreRefused) else repr(err)
+        traces_failed = tracker.flush() if OPEN.sweep_id is None else []  # else written in the background
+        if traces_failed:
+            summary["traces_error"] = traces_failed[-1]
         sweep.write_job_summary(outcome.output_dir, redact(summary))
         OPEN.job_run_id = None  # only now: a kill before the summary is written leaves the job to re-run
         if not multirun:
@@ -179,6 +187,8 @@ class TrackingCallback(Callback):
             if "tracking_error" in summary:
                 print(f"NOT LOGGED {info.name}: {summary['tracking_error']}; the results are in {outcome.output_dir}")
                 self._failed_run = f"{info.name} (not logged)"
+            elif traces_failed:
+                self._failed_run = f"{info.name} (traces not logged)"
             _report([summary], config, tracker, title=f"{config.experiment_name}: {info.name}")
             describe_runs(tracker, [summary], list(config.report.headline), None)
             self._gates_failed = bool(check_gates(_gates(config), [summary], tracker, outcome.output_dir,
@@ -209,6 +219,8 @@ class TrackingCallback(Callback):
             log_search_result(sweep_dir, summaries, tracker, state.get("parent_run_id"))
             report = None
             if stats.enabled:  # a race's survivors only: they ran the same questions
+                from harness.tracking.statistics import report_sweep_statistics
+
                 report = report_sweep_statistics(stats, race.survivors(summaries) if record else summaries,
                                                  sweep_dir, tracker, state.get("parent_run_id"),
                                                  list(config.report.headline), brief=_brief(config))
@@ -219,6 +231,8 @@ class TrackingCallback(Callback):
             log.info("tracking failed at the end of the sweep", exc_info=True, extra=FILE_ONLY)
             print(f"NOT LOGGED the sweep's end (leaderboard, statistics): {err!r}")
             end_logged = False
+        # The jobs' traces, written in the background while the sweep went on (statistics included).
+        untraced = len(tracker.flush()) + sum("traces_error" in s for s in summaries)
         OPEN.sweep_id = None
         for summary in summaries:
             if summary["status"] != "FINISHED":
@@ -226,12 +240,14 @@ class TrackingCallback(Callback):
         unlogged = not_logged(summaries) if tracker.records else []  # tracking=none: nothing was to be logged
         if unlogged:  # each job said why on its own line when it ended
             print(f"NOT LOGGED {len(unlogged)} of {len(summaries)} jobs: {', '.join(s['name'] for s in unlogged)}")
-        if unlogged or not end_logged:
+        if untraced:  # each job said why on its own line
+            print(f"NOT LOGGED the traces of {untraced} of {len(summaries)} jobs")
+        if unlogged or not end_logged or untraced:
             print(f"Results are kept in {sweep_dir}; log them once the tracker is back: harness sync {sweep_dir}")
         print(f"Leaderboard: {sweep_dir / 'leaderboard.csv'}")
         gates_failed = check_gates(_gates(config), summaries, tracker, sweep_dir, state.get("parent_run_id"))
         _print_where(tracker)
-        if (failed or unlogged or not end_logged) and self.exit_on_failure:
+        if (failed or unlogged or not end_logged or untraced) and self.exit_on_failure:
             raise SystemExit(EXIT_JOBS_FAILED)
         if gates_failed and self.exit_on_failure:
             raise SystemExit(EXIT_GATES_FAILED)
@@ -266,8 +282,9 @@ def _job_context(config: DictConfig):
     return hydra_cfg, multirun, info, state
 
 
-def _check_dataset(config: DictConfig, what: str):
-    """Loads the dataset once up front: malformed data stops everything before a job starts.
+def _check_dataset(config: DictConfig, what: str, built: dict):
+    """Loads the dataset once up front: malformed data stops everything before a job starts. It is
+    kept among the parts the jobs of this process take (``built``).
 
     When a sweep itself varies the dataset's keys they are unset here (returns None); each job
     then checks its own.
@@ -275,7 +292,7 @@ def _check_dataset(config: DictConfig, what: str):
     if OmegaConf.missing_keys(config.dataset):
         return None
     with _stop_on_error(what, "the dataset is invalid"):
-        return instantiate(config.dataset)
+        return load_dataset(config, built)
 
 
 @contextmanager
@@ -298,7 +315,7 @@ def _brief(config: DictConfig) -> bool:
 def _report(summaries: list[dict], config: DictConfig, tracker, title: str,
             extra_columns: list[str] = ()) -> Leaderboard:
     board = Leaderboard.from_summaries(summaries, [*config.report.headline, *extra_columns])
-    brief = _brief(config) and len(summaries) > 1  # a single run's table is already one screen
+    brief = _brief(config)  # a single run's table too: one renderer, legend and width rule for both
     if brief:
         board.print_brief(title)
     else:
@@ -346,8 +363,7 @@ _JOB_INFO = _JobInfoOfCurrentJob()
 
 
 def _job_info(config: DictConfig, hydra_cfg, naming: dict[str, Any] | None) -> JobInfo:
-    task_keys = [key for key in config.keys() if key != "hydra"]
-    task = portable(OmegaConf.to_container(OmegaConf.masked_copy(config, task_keys), resolve=True, enum_to_str=True))
+    task = portable(_task_container(config))
     params: dict[str, Any] = {}
     for group in PARAM_GROUPS:
         params.update(flatten(task.get(group, {}), group))
@@ -371,9 +387,22 @@ def _config_yaml(task: dict[str, Any], overrides: list[str], config: DictConfig)
     that track it (``harness reproduce`` reads the overrides)."""
     hydra = {"overrides": {"task": overrides},
              "callbacks": OmegaConf.to_container(config.hydra.callbacks, resolve=False)}
-    # What OmegaConf.to_yaml writes, without first building a DictConfig of the plain dict (~0.1 s a job).
-    return yaml.dump(redact({**task, "hydra": hydra}), Dumper=get_omega_conf_dumper(), default_flow_style=False,
+    # What OmegaConf.to_yaml writes (on libyaml: harness.config.speedups), without first building a
+    # DictConfig of the plain dict (~0.1 s a job).
+    return yaml.dump(redact({**task, "hydra": hydra}), Dumper=yaml_dumper(), default_flow_style=False,
                      allow_unicode=True, sort_keys=False)
+
+
+def _task_container(config: DictConfig) -> dict[str, Any]:
+    """The config without its ``hydra`` node, resolved, as plain data: each key converted in place
+    (a masked copy of the config first, as OmegaConf.masked_copy makes, took 2.5x as long)."""
+    task = {}
+    for key in config.keys():
+        if key != "hydra":
+            node = config._get_node(key)
+            task[key] = (OmegaConf.to_container(node, resolve=True, enum_to_str=True)
+                         if isinstance(node, (DictConfig, ListConfig)) else config[key])
+    return task
 
 
 @functools.cache  # the code a process runs is the code it loaded at its start

@@ -9,6 +9,7 @@ from typing import Any
 from harness.gates.rules import Gates
 from harness.results.table import read_table
 from harness.tracking.base import Tracker
+from harness.tracking.front import read_front
 
 GATES_FILE = "gates_failed.txt"
 
@@ -28,7 +29,7 @@ def check_gates(gates: Gates | None, summaries: list[dict[str, Any]], tracker: T
     for ref in gates.baselines():
         baselines[ref] = tables[ref] if ref in tables else _logged_table(tracker, ref)
     failures = gates.check({s["name"]: s.get("metrics") or {} for s in finished}, tables,
-                           {ref: rows for ref, rows in baselines.items() if rows is not None})
+                           {ref: rows for ref, rows in baselines.items() if rows is not None}, read_front(folder))
     if not failures:
         print(f"Gates: all {len(gates.rules)} passed")
         return []

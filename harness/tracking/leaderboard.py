@@ -62,7 +62,6 @@ class Leaderboard:
         from rich.table import Table
 
         from harness.console import COLUMN_BORDER as _BORDER
-        from harness.console import HEADER_WIDTH as _HEADER_WIDTH
         from harness.console import RUN_WIDTH as _RUN_WIDTH
         from harness.console import column_groups, escape, metric_header, short_names, text_width
         from harness.console import console as default_console
@@ -79,9 +78,8 @@ class Leaderboard:
         cells["run"] = [short.get(row["run"], row["run"]) for row in self.rows]
         headers = {c: metric_header(c) for c in self.columns}
         headers["run"] = f"run: {', '.join(keys)}" if keys else "run"
-        # A column's width: its widest cell, or its header's widest line up to _HEADER_WIDTH (longer ones fold).
-        widths = {c: max(max(map(text_width, cells[c]), default=1), min(text_width(headers[c]), _HEADER_WIDTH))
-                  for c in self.columns}
+        # A column's width: its widest cell or its header's widest line, whole (a header never breaks mid-word).
+        widths = {c: max(max(map(text_width, cells[c]), default=1), text_width(headers[c])) for c in self.columns}
         widths["run"] = min(widths["run"], _RUN_WIDTH)
         groups = column_groups(1 + sum(widths[c] + _BORDER for c in fixed_columns),
                                [widths[c] + _BORDER for c in metrics], console.width)

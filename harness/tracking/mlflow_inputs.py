@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
+
+from harness.synth.provenance import synthetic_profile
 
 # MLflow stores a dataset's digest in a 36-character column (``datasets.digest``): PostgreSQL refuses
 # longer values. The full SHA-256 stays in the run's ``dataset.sha256`` tag.
@@ -17,12 +20,13 @@ def dataset_input(name: str, sha256: str, source: str):
     its files, cut to MLflow's column) and where it was read from.
 
     A local file or folder is a ``local`` source; anything else (a Hugging Face Hub id) a
-    ``hugging_face`` one.
+    ``hugging_face`` one. A question file ``harness synth`` wrote carries its provenance (kinds,
+    models, prompt hashes, seeds, what each filter removed) as the dataset's profile.
     """
     from mlflow.data.dataset_source_registry import resolve_dataset_source
     from mlflow.data.huggingface_dataset_source import HuggingFaceDatasetSource
     from mlflow.data.meta_dataset import MetaDataset
-    from mlflow.entities import DatasetInput, InputTag
+    from mlflow.entities import Dataset, DatasetInput, InputTag
     from mlflow.utils.mlflow_tags import MLFLOW_DATASET_CONTEXT
 
     if source and Path(source).exists():
@@ -31,8 +35,12 @@ def dataset_input(name: str, sha256: str, source: str):
             origin = resolve_dataset_source(Path(source).resolve().as_uri())
     else:
         origin = HuggingFaceDatasetSource(path=source or name)
-    dataset = MetaDataset(source=origin, name=name, digest=sha256[:DIGEST_CHARS])
-    return DatasetInput(dataset._to_mlflow_entity(), tags=[InputTag(MLFLOW_DATASET_CONTEXT, CONTEXT)])
+    entity = MetaDataset(source=origin, name=name, digest=sha256[:DIGEST_CHARS])._to_mlflow_entity()
+    profile = synthetic_profile(source) if source else None
+    if profile is not None:
+        entity = Dataset(name=entity.name, digest=entity.digest, source_type=entity.source_type, source=entity.source,
+                         schema=entity.schema, profile=json.dumps(profile, sort_keys=True))
+    return DatasetInput(entity, tags=[InputTag(MLFLOW_DATASET_CONTEXT, CONTEXT)])
 
 
 # MLflow's stores look a dataset up, then insert it (SqlAlchemyStore.log_inputs), in two steps: two jobs

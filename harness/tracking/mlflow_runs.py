@@ -123,13 +123,9 @@ def download_config(client, run: RunRef) -> str | None:
         return Path(client.download_artifacts(run.run_id, CONFIG_FILE, tmp)).read_text(encoding="utf-8")
 
 
-def table_question_ids(client, run_id: str, artifact_file: str) -> set[str]:
-    """The question ids of the table ``artifact_file`` the run already holds (empty if none)."""
-    import json
-
+def logged_table(client, run_id: str, artifact_file: str) -> str | None:
+    """The text of the table ``artifact_file`` the run already holds (None if it holds none)."""
     if artifact_file not in {f.path for f in client.list_artifacts(run_id)}:
-        return set()
+        return None
     with tempfile.TemporaryDirectory() as folder:
-        table = json.loads(Path(client.download_artifacts(run_id, artifact_file, folder)).read_text())
-    column = table["columns"].index("question_id") if "question_id" in table["columns"] else None
-    return set() if column is None else {str(row[column]) for row in table["data"]}
+        return Path(client.download_artifacts(run_id, artifact_file, folder)).read_text()

@@ -7,30 +7,35 @@ basic launcher sharing one process, and workers of a parallel launcher, never co
 
 from __future__ import annotations
 
+import json
 import logging
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from harness.config.schemas.choices import Traces
 from harness.metaeval.labels import FeedbackLabels
+from harness.results.records import RunResult
 from harness.results.table import FILE_NAME
 from harness.tracking import mlflow_labels, mlflow_runs
 from harness.tracking.mlflow_runs import PARENT_TAG
-from harness.tracking.base import ReportRun, RunRef, Tracker
+from harness.tracking.base import ReportRun, RunRef, StoreRefused, Tracker
 from harness.tracking.interruption import KILLED_BY_TAG
 from harness.tracking.leaderboard import Leaderboard
 from harness.tracking.mlflow_eval_dataset import link_eval_dataset
 from harness.tracking.mlflow_inputs import dataset_input, log_dataset_input
+from harness.tracking import mlflow_trace_writer
 from harness.tracking.naming import metric_name
 from harness.tracking.outcome import JobInfo, JobOutcome
 from harness.tracking.retry import Outage
-from harness.tracking.store import is_server, limit_http_retries, open_client, probe, shown
+from harness.log_filters import FILE_ONLY
+from harness.tracking.store import (is_server, limit_http_retries, one_line, open_client, probe,
+                                    quiet_database_errors, shown)
 
 log = logging.getLogger(__name__)
 
-# MLflow's documented per-request limits for log_batch.
-_MAX_PARAMS_PER_BATCH = 100
-_MAX_METRICS_PER_BATCH = 1000
+# MLflow's documented limit of a param's value.
 _MAX_PARAM_VALUE = 6000
 _TABLE = "per_question_table.json"
 
@@ -47,13 +52,16 @@ class MLflowTracker(Tracker):
             (used unless MLFLOW_HTTP_REQUEST_* environment variables set them), ``retry_seconds``
             and ``retry_wait``: how long a write waits for a server that stopped answering, and
             the first wait between tries (:mod:`harness.tracking.retry`).
+        traces: which questions get a trace in the job's run (:mod:`harness.tracking.mlflow_traces`):
+            ``all``, ``answered`` (those the generator answered) or ``none``.
     """
 
     records = True
 
     def __init__(self, tracking_uri: str, experiment_name: str, artifact_location: str | None = None,
-                 ui_hint: bool = True, server: dict[str, float] | None = None) -> None:
+                 ui_hint: bool = True, server: dict[str, float] | None = None, traces: str = "all") -> None:
         self.tracking_uri = tracking_uri
+        self.traces = Traces(traces)
         self.experiment_name = experiment_name
         self.artifact_location = artifact_location
         self.ui_hint = ui_hint
@@ -69,6 +77,7 @@ class MLflowTracker(Tracker):
     def _client(self):
         if self._client_instance is None:
             self.check()  # an unreachable server fails here, in seconds and by name
+            quiet_database_errors()
             self._client_instance = open_client(self.tracking_uri)
         return self._client_instance
 
@@ -102,12 +111,25 @@ class MLflowTracker(Tracker):
             return False
         return True
 
+    @contextmanager
+    def _refusals(self, what: str):
+        """A failed write raises :class:`StoreRefused` naming the store and the reason; the traceback
+        goes to the log file (an unreachable server's ConnectionError is already one line)."""
+        try:
+            yield
+        except (StoreRefused, ConnectionError):
+            raise
+        except Exception as err:
+            log.info("%s failed in %s", what, shown(self.tracking_uri), exc_info=True, extra=FILE_ONLY)
+            raise StoreRefused(f"the store {shown(self.tracking_uri)} refused {what}: {one_line(err)}") from None
+
     def _retrying(self, action, what: str):
         """``action()``, waiting out a server that stopped answering (a store that is no server: once)."""
         return self._outage.run(action, what) if self._outage else action()
 
     def start_sweep(self, name: str, tags: dict[str, str]) -> str:
-        run = self._client.create_run(self._experiment(), run_name=name, tags=tags)
+        with self._refusals("the sweep's parent run"):
+            run = self._client.create_run(self._experiment(), run_name=name, tags=tags)
         log.info("MLflow parent run %s (%s)", run.info.run_id, name)
         return run.info.run_id
 
@@ -115,40 +137,56 @@ class MLflowTracker(Tracker):
         tags = dict(info.tags)
         if parent_id:
             tags[PARENT_TAG] = parent_id
-        return self._client.create_run(self._experiment(), run_name=info.name, tags=tags).info.run_id
+        with self._refusals("the run"):
+            return self._client.create_run(self._experiment(), run_name=info.name, tags=tags).info.run_id
 
     def log_job(self, outcome: JobOutcome, info: JobInfo, parent_id: str | None,
                 run_id: str | None = None) -> str:
         run_id = run_id or self._retrying(lambda: self.start_job(info, parent_id), f"opening {info.name}'s run")
-        self._retrying(lambda: self._record_job(run_id, outcome, info), f"logging {info.name}")
+        with self._refusals("the results"):
+            self._retrying(lambda: self._record_job(run_id, outcome, info), f"logging {info.name}")
         return run_id
 
     def _record_job(self, run_id: str, outcome: JobOutcome, info: JobInfo) -> None:
         """Logs the job into its run and closes it; again from the start when tried again (metrics
-        are logged twice then, the table and files once)."""
+        are logged twice then, the table and files once).
+
+        One ``log_batch`` carries the params, metrics and tags (MLflow splits it at its per-request
+        limits), the dataset is one ``log_inputs`` and the run is closed by one more call: three
+        writes to the store (each a transaction, an fsync on SQLite) where separate calls for the
+        params, metrics, each tag and the table's tag made nine. Files are written beside them.
+        """
         client = self._client
         try:
             params = {f"choice.{group}": option for group, option in info.choices.items()}
             params.update(info.params)
-            self._log_batch(run_id, params=params,
-                            metrics=outcome.result.metrics if outcome.result else {},
-                            extra=self._run_facts(outcome))
+            tags: dict[str, str] = {}
             client.log_text(run_id, info.config_yaml, "config.yaml")
             if outcome.result is not None:
                 result = outcome.result
-                client.set_tag(run_id, "dataset.sha256", result.dataset_sha256)
-                client.set_tag(run_id, "dataset.name", result.dataset)
-                log_dataset_input(client, run_id, dataset_input(result.dataset, result.dataset_sha256,
-                                                                result.dataset_source))
+                tags.update({"dataset.sha256": result.dataset_sha256, "dataset.name": result.dataset})
                 for name in [FILE_NAME, *sorted(result.artifacts)]:
                     client.log_artifact(run_id, str(outcome.output_dir / name))
-                self._log_table(run_id, result.rows)
+                tags.update(self._log_table(run_id, result.rows))
                 link_eval_dataset(client, self.tracking_uri, run_id, self._experiment(), result)
+                self.log_traces(run_id, result, info.name)
             if outcome.error:
                 client.log_text(run_id, outcome.error, "traceback.txt")
-                client.set_tag(run_id, "harness.error", (outcome.message or "")[:5000])
+                tags["harness.error"] = (outcome.message or "")[:5000]
+            self._log_batch(run_id, params=params, metrics=outcome.result.metrics if outcome.result else {},
+                            extra=self._run_facts(outcome), tags=tags)
+            if outcome.result is not None:
+                log_dataset_input(client, run_id, dataset_input(result.dataset, result.dataset_sha256,
+                                                                result.dataset_source))
         finally:
             client.set_terminated(run_id, status=outcome.status)
+
+    def log_traces(self, run_id: str, result: RunResult, name: str) -> None:
+        mlflow_trace_writer.log_traces(self.tracking_uri, self.traces, self._experiment(), run_id, result, name,
+                                       self._retrying)
+
+    def flush(self) -> list[str]:
+        return mlflow_trace_writer.pending_failures(self.tracking_uri)
 
     def running_runs(self, sweep_id: str) -> dict[str, dict[str, str]]:
         runs = self._client.search_runs(
@@ -165,8 +203,7 @@ class MLflowTracker(Tracker):
             self.reopen_run(parent_id, tags)
 
     def reopen_run(self, run_id: str, tags: dict[str, str]) -> None:
-        for key, value in tags.items():
-            self._client.set_tag(run_id, key, value)
+        self._log_batch(run_id, params={}, metrics={}, extra={}, tags=tags)  # one write, not one a tag
         self._client.update_run(run_id, status="RUNNING")
 
     def has_run(self, run_id: str) -> bool:
@@ -187,7 +224,8 @@ class MLflowTracker(Tracker):
 
     def end_sweep(self, parent_id: str | None, board: Leaderboard, jobs: int, failed: int) -> None:
         if parent_id is not None:
-            self._retrying(lambda: self._end_sweep(parent_id, board, jobs, failed), "closing the sweep")
+            with self._refusals("the sweep's end"):
+                self._retrying(lambda: self._end_sweep(parent_id, board, jobs, failed), "closing the sweep")
 
     def _end_sweep(self, parent_id: str, board: Leaderboard, jobs: int, failed: int) -> None:
         client = self._client
@@ -259,30 +297,49 @@ class MLflowTracker(Tracker):
         return facts
 
     def _log_batch(self, run_id: str, params: dict[str, Any], metrics: dict[str, float],
-                   extra: dict[str, float]) -> None:
-        from mlflow.entities import Metric, Param
+                   extra: dict[str, float], tags: dict[str, str] | None = None) -> None:
+        """One ``log_batch`` call; MLflow's client splits it at the store's per-request limits."""
+        from mlflow.entities import Metric, Param, RunTag
 
         now = int(time.time() * 1000)
         param_list = [Param(key, str(value)[:_MAX_PARAM_VALUE]) for key, value in params.items()]
         metric_list = [Metric(metric_name(key), float(value), now, 0)
                        for key, value in {**metrics, **extra}.items() if value is not None]
-        for start in range(0, len(param_list), _MAX_PARAMS_PER_BATCH):
-            self._client.log_batch(run_id, params=param_list[start:start + _MAX_PARAMS_PER_BATCH])
-        for start in range(0, len(metric_list), _MAX_METRICS_PER_BATCH):
-            self._client.log_batch(run_id, metrics=metric_list[start:start + _MAX_METRICS_PER_BATCH])
+        tag_list = [RunTag(key, str(value)) for key, value in (tags or {}).items()]
+        self._client.log_batch(run_id, metrics=metric_list, params=param_list, tags=tag_list)
 
-    def _log_table(self, run_id: str, rows: list[dict[str, Any]]) -> None:
-        """The per-question table in MLflow's table format, viewable in the UI.
+    def _log_table(self, run_id: str, rows: list[dict[str, Any]]) -> dict[str, str]:
+        """Writes the per-question table in MLflow's table format, viewable in the UI; returns the tag
+        that lists it among the run's tables, for the job's batch ({} when it is listed already).
 
-        MLflow appends to a table the run already has; a run logged again (a race's next round
-        on a longer prefix of the same questions) gets only the questions its table lacks.
+        What ``MlflowClient.log_table`` writes (a DataFrame's ``to_json(orient="split")``, then the
+        ``mlflow.loggedArtifacts`` tag), done here so that the tag joins the job's one batch instead
+        of a write of its own, and a table is read once where MLflow's append read it again; tests
+        check the file and tag equal MLflow's. As MLflow does, a table the run already has is
+        appended to: a run logged again (a race's next round on a longer prefix of the same
+        questions) gets only the questions its table lacks.
         """
-        import pandas as pd
+        import io
 
-        logged = mlflow_runs.table_question_ids(self._client, run_id, _TABLE)
+        import pandas as pd
+        from mlflow.utils.mlflow_tags import MLFLOW_LOGGED_ARTIFACTS
+
+        text = mlflow_runs.logged_table(self._client, run_id, _TABLE)
+        logged = _question_ids(json.loads(text)) if text is not None else set()
         rows = [row for row in rows if row.get("question_id") not in logged]
-        if not rows and logged:
-            return
-        frame = pd.DataFrame([{k: ("|".join(map(str, v)) if isinstance(v, list) else v)
-                               for k, v in row.items()} for row in rows])
-        self._client.log_table(run_id, data=frame, artifact_file=_TABLE)
+        if rows or text is None:
+            frame = pd.DataFrame([{k: ("|".join(map(str, v)) if isinstance(v, list) else v)
+                                   for k, v in row.items()} for row in rows])
+            if text is not None:
+                frame = pd.concat([pd.read_json(io.StringIO(text), orient="split"), frame], ignore_index=True)
+            self._client.log_text(run_id, frame.to_json(orient="split", index=False, date_format="iso"), _TABLE)
+        # listed even when the table was there: a job's logging tried again after its batch failed
+        listed = json.loads(self._client.get_run(run_id).data.tags.get(MLFLOW_LOGGED_ARTIFACTS, "[]"))
+        entry = {"path": _TABLE, "type": "table"}
+        return {} if entry in listed else {MLFLOW_LOGGED_ARTIFACTS: json.dumps([*listed, entry])}
+
+
+def _question_ids(table: dict[str, Any]) -> set[str]:
+    """The question ids of a table in MLflow's format (``columns``, ``data``)."""
+    column = table["columns"].index("question_id") if "question_id" in table["columns"] else None
+    return set() if column is None else {str(row[column]) for row in table["data"]}

@@ -12,6 +12,7 @@ from harness.stats.report import SweepStatistics
 from harness.stats.sweep_report import StatsReport
 from harness.tracking.base import Tracker
 from harness.tracking.champion import log_champion, write_champion
+from harness.tracking.front import FRONT_FILE, front_lines, log_front, run_infos, write_front
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,7 @@ def report_sweep_statistics(stats: SweepStatistics, summaries: list[dict[str, An
     parent, with the champion's ``headline`` metrics (:mod:`harness.tracking.champion`), and each
     challenger's figures to its own run. Bad input is reported, never fatal."""
     finished = [s for s in summaries if s["status"] == "FINISHED"]
+    (sweep_dir / FRONT_FILE).unlink(missing_ok=True)  # a resumed sweep's folder may hold an older front
     try:
         tables = {s["name"]: read_table(Path(s["output_dir"])) for s in finished}
         report = stats.compare(tables)
@@ -52,8 +54,10 @@ def report_sweep_statistics(stats: SweepStatistics, summaries: list[dict[str, An
         print_report(report)
     files = write_stats_report(report, sweep_dir)
     champion = write_champion(sweep_dir, report.champion, finished, list(headline))
-    tracker.log_files(parent_id, files)
+    front = ship_front(stats, tables, finished, report, sweep_dir, [s["name"] for s in summaries])
+    tracker.log_files(parent_id, files + ([sweep_dir / FRONT_FILE] if front else []))
     log_champion(champion, finished, tracker, parent_id)
+    log_front(front, finished, tracker, parent_id)
     for summary in finished:
         metrics = report.run_metrics.get(summary["name"], {})
         if summary["name"] == report.champion:
@@ -61,6 +65,29 @@ def report_sweep_statistics(stats: SweepStatistics, summaries: list[dict[str, An
         tracker.log_metrics(summary.get("run_id"), metrics)
     print(f"Statistics: {files[0]} (verdict reasons: {files[1].name})")
     return report
+
+
+def ship_front(stats: SweepStatistics, tables: dict[str, list[dict[str, Any]]], finished: list[dict[str, Any]],
+               report: StatsReport, sweep_dir: Path, names: list[str]) -> dict[str, Any] | None:
+    """Computes the quality-cost-latency front, prints its "Ship candidates" block and writes
+    ``front.json``; returns what was written (None when ``stats.front`` is off or it failed: the
+    statistics already saved stand)."""
+    from harness.console import console
+    from harness.metrics.units import short_labels
+    from harness.tracking.leaderboard import short_labels_or_names
+
+    try:
+        front = stats.ship_front(tables, run_infos(finished), report)
+    except (ValueError, ArithmeticError) as err:
+        print(f"front not computed: {err}")
+        return None
+    if front is None:
+        return None
+    record = write_front(sweep_dir, front, names)
+    primary = front.primary["name"]
+    width = console().width
+    print("\n".join(front_lines(record, short_labels_or_names([primary], short_labels)[primary], width)))
+    return record
 
 
 def write_stats_report(report: StatsReport, folder: Path) -> list[Path]:

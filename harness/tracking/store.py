@@ -33,10 +33,16 @@ _SQLITE = "sqlite:///"
 
 
 def sqlite_path(tracking_uri: str) -> Path | None:
-    """The database file of a ``sqlite:///`` URI (relative to the working folder), else None."""
+    """The database file of a ``sqlite:///`` URI (relative to the working folder), else None.
+
+    SQLite's own URI form is understood too: ``sqlite:///file:PATH?mode=ro&uri=true`` opens PATH
+    read-only.
+    """
     if not tracking_uri.startswith(_SQLITE):
         return None
     path = tracking_uri[len(_SQLITE):].split("?", 1)[0]
+    if path.startswith("file:") and "uri=true" in tracking_uri:
+        path = path[len("file:"):]
     return Path(path) if path and path != ":memory:" else None
 
 
@@ -104,6 +110,36 @@ def _empty_store(path: Path) -> Path:
     finally:
         engine.dispose()
     return path
+
+
+# Lines of an SQLAlchemy error's message that say nothing about why (MLflow repeats them in its own).
+_NOISE = ("(raised as a result of", "[SQL:", "[parameters:", "(Background on this error")
+
+
+def one_line(err: BaseException) -> str:
+    """Why a store call failed, in one line: a database error's reason without its SQL and parameters.
+
+    >>> one_line(RuntimeError("(raised as a result of Query-invoked autoflush)\\n(sqlite3.OperationalError) "
+    ...                       "attempt to write a readonly database\\n[SQL: INSERT INTO runs ...]"))
+    '(sqlite3.OperationalError) attempt to write a readonly database'
+    """
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    meaningful = [line for line in lines if not line.startswith(_NOISE)]
+    return (meaningful or lines or [type(err).__name__])[0][:300]
+
+
+def quiet_database_errors() -> None:
+    """MLflow logs a database error's full traceback (with its SQL) before raising it: about 90
+    console lines a call. The harness reports each failed job in one line and keeps the traceback
+    in the job's log, so MLflow's record is dropped."""
+    logger = logging.getLogger("mlflow.store.db.utils")
+    if not any(isinstance(f, _DatabaseErrorFilter) for f in logger.filters):
+        logger.addFilter(_DatabaseErrorFilter())
+
+
+class _DatabaseErrorFilter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("SQLAlchemy database error")
 
 
 def is_server(tracking_uri: str) -> bool:

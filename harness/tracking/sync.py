@@ -4,7 +4,8 @@ Every job leaves its results and a ``summary.json`` (with what its run needs: na
 resolved config) in its folder whether or not logging worked; a job whose summary has no
 ``run_id`` was not logged. Syncing logs those jobs as children of the sweep's parent run (made
 anew when the store does not have it, e.g. a different server) and, if the sweep's end was not
-logged, the leaderboard and statistics files, then closes the parent.
+logged, the leaderboard and statistics files, then closes the parent. A job logged before gets the
+question traces its run lacks (they are written after the run: a store lost meanwhile misses them).
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from harness.results.records import RunResult
 from harness.tracking import sweep
 from harness.tracking.base import Tracker
 from harness.tracking.champion import log_champion, read_champion
+from harness.tracking.front import FRONT_FILE, log_front, read_front
 from harness.tracking.leaderboard import Leaderboard
 from harness.tracking.outcome import JobInfo, JobOutcome
 
 # Files the end of a sweep leaves in its folder and attaches to the parent run.
-SWEEP_FILES = ("power_plan.txt", "stats.csv", "stats_verdicts.csv", "stats.png", "stats_not_computed.txt")
+SWEEP_FILES = ("power_plan.txt", "stats.csv", "stats_verdicts.csv", "stats.png", "stats_not_computed.txt", FRONT_FILE)
 
 
 @dataclass
@@ -53,16 +55,24 @@ def sync_sweep(sweep_dir: Path, tracker: Tracker, headline: list[str]) -> SyncRe
         for summary in summaries:  # runs in another store are not this parent's children
             summary.pop("run_id", None)
     for summary in summaries:
-        if summary.get("run_id"):
+        if summary.get("run_id"):  # its traces may be what the store missed: the ones its run lacks
             report.already_logged.append(summary["name"])
-            continue
-        summary["run_id"] = tracker.log_job(_outcome(summary), JobInfo(**summary["job_info"]), report.parent_id)
-        summary.pop("tracking_error", None)
-        sweep.write_job_summary(Path(summary["output_dir"]), summary)
-        report.logged.append(summary["name"])
+            result = _result(Path(summary["output_dir"]))
+            if result is not None:
+                tracker.log_traces(summary["run_id"], result, summary["name"])
+        else:
+            summary["run_id"] = tracker.log_job(_outcome(summary), JobInfo(**summary["job_info"]), report.parent_id)
+            summary.pop("tracking_error", None)
+            report.logged.append(summary["name"])
+        failures = tracker.flush()
+        if failures:
+            raise RuntimeError(failures[-1])
+        if summary.pop("traces_error", None) is not None or summary["name"] in report.logged:
+            sweep.write_job_summary(Path(summary["output_dir"]), summary)
     if not state.get("sweep_end_logged"):
         tracker.log_files(report.parent_id, [sweep_dir / name for name in SWEEP_FILES if (sweep_dir / name).exists()])
         log_champion(read_champion(sweep_dir), summaries, tracker, report.parent_id)
+        log_front(read_front(sweep_dir), summaries, tracker, report.parent_id)
         failed = sum(s["status"] != "FINISHED" for s in summaries)
         tracker.end_sweep(report.parent_id, Leaderboard.from_summaries(summaries, headline),
                           jobs=len(summaries), failed=failed)
@@ -75,6 +85,11 @@ def mark_sweep_end_logged(sweep_dir: Path) -> None:
     state = sweep.read_sweep(sweep_dir)
     state["sweep_end_logged"] = True
     sweep.save_sweep(sweep_dir, state)
+
+
+def _result(folder: Path) -> RunResult | None:
+    """The job's result; None for a job that failed before it had one."""
+    return RunResult.read(folder) if (folder / "metrics.json").exists() else None
 
 
 def _outcome(summary: dict[str, Any]) -> JobOutcome:

@@ -39,6 +39,7 @@ class RacingSweeper(Sweeper):
             hydra_context=hydra_context, task_function=task_function, config=config)
 
     def sweep(self, arguments: List[str]) -> Any:
+        from harness.jobs import load_dataset, parts_of_this_process
         from harness.racing.order import first_questions, round_sizes
         from harness.tracking.naming import sweep_job_name, sweep_naming
 
@@ -57,9 +58,11 @@ class RacingSweeper(Sweeper):
                  for number, job in enumerate(jobs)]
         if len(set(names)) != len(names):
             raise ValueError(f"racing: configurations must differ in what names their runs: {names}")
-        dataset = instantiate(self.config.dataset)
+        # the dataset the start check loaded (harness.jobs: the parts of this process)
+        dataset = load_dataset(self.config, parts_of_this_process(str(self.config.hydra.sweep.dir)))
         total = len(dataset.questions)
-        sizes = round_sizes(total, settings.first, settings.step, settings.max_rounds)
+        sizes = round_sizes(total, settings.first, settings.step, settings.max_rounds,
+                            float(settings.get("growth", 1.0)))
         race = None
         returns: List[Sequence[JobReturn]] = []
         survivors = list(range(len(jobs)))
@@ -116,7 +119,8 @@ def _new_race(config: DictConfig, names: list[str], sizes: list[int], total: int
     low, high = (float(v) for v in settings.bounds)
     rule = EliminationRule(primary=stats.primary_for(tables), guards=tuple(stats.guards), alpha=settings.alpha,
                            test=str(settings.test), low=low, high=high, min_questions=settings.min_questions,
-                           configurations=len(names), evidence=str(settings.evidence))
+                           configurations=len(names), evidence=str(settings.evidence),
+                           tightest_at=settings.get("tightest_at"))
     return Race(names, sizes, rule, total)
 
 

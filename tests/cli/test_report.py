@@ -20,17 +20,31 @@ ANSWERS = {"t1": "after 3600 seconds", "t2": "twenty connections", "t3": "1000 r
 class Page(HTMLParser):
     def __init__(self) -> None:
         super().__init__()
-        self.tables, self.headings, self.images, self.cells, self._in = 0, [], [], [], None
+        self.tables, self.headings, self.images, self.cells, self.headline = 0, [], [], [], ""
+        self._in, self._heading, self._paragraph = None, None, None
 
     def handle_starttag(self, tag, attrs):
         self.tables += tag == "table"
         self.images += [dict(attrs)["src"]] if tag == "img" else []
         self._in = tag
+        if tag in ("h1", "h2"):
+            self._heading = ""
+        if tag == "p" and dict(attrs).get("class") == "headline":
+            self._paragraph = ""
+
+    def handle_endtag(self, tag):
+        if tag in ("h1", "h2"):
+            self.headings.append(self._heading)
+            self._heading = None
+        if tag == "p" and self._paragraph is not None:
+            self.headline, self._paragraph = self._paragraph, None
 
     def handle_data(self, data):
-        if self._in in ("h1", "h2"):
-            self.headings.append(data)
-        elif self._in == "td":
+        if self._heading is not None:
+            self._heading += data
+        if self._paragraph is not None:
+            self._paragraph += data
+        if self._in == "td":
             self.cells.append(data)
 
 
@@ -49,12 +63,17 @@ def test_report_of_a_sweep_holds_every_table_and_is_logged_to_the_parent(tmp_pat
     assert main([str(tmp_path / "sweep"), "--html", str(out), "--tracking-uri", uri]) == 0
     page = Page()
     page.feed(out.read_text())
-    assert page.headings[1:] == ["Leaderboard", "Statistics", "Per route", "Worst answers",
-                                 f"Side by side: {done.runs[0].name} vs {done.runs[1].name}"] or \
-        page.headings[1:] == ["Leaderboard", "Statistics", "Per route", "Worst answers",
-                              f"Side by side: {done.runs[1].name} vs {done.runs[0].name}"]
-    assert page.tables == 5
-    assert page.images and page.images[0].startswith("data:image/png;base64,")
+    # each run under its short name (retriever=bm25 -> bm25), in every section
+    assert page.headings[1:] in (["Ship candidates", "Leaderboard", "Runs", "Statistics", "Per route", "Worst answers",
+                                  f"Side by side: {first} vs {second}", "Questions"]
+                                 for first, second in (("bm25", "hybrid"), ("hybrid", "bm25")))
+    champion = json.loads((tmp_path / "sweep" / "champion.json").read_text())["name"].split("=")[1]
+    assert page.headline.startswith(f"The champion is {champion} (")
+    assert "Of the 1 other configuration, " in page.headline and "To ship: the front of" in page.headline
+    # ship candidates, leaderboard, runs key, statistics, per route, worst, side by side; 4 questions' drill-downs
+    assert page.tables == 7 + 4
+    # the statistics plot; answers from a predictions file carry no cost or latency: no front plot
+    assert len(page.images) == 1 and page.images[0].startswith("data:image/png;base64,")
     assert "no idea" in page.cells and "twenty connections" in page.cells
     client = MlflowClient(uri)
     assert "report.html" in {a.path for a in client.list_artifacts(done.parent_run_id)}

@@ -60,3 +60,26 @@ def test_reproduce_gives_identical_metrics_and_config_and_logs_paths_portably(tm
 def test_an_unknown_run_is_refused(tmp_path):
     missing = reproduce(tmp_path, "no-such-run")
     assert missing.returncode == 2 and "no run with id or name 'no-such-run'" in missing.stderr
+
+
+def test_a_child_of_the_demo_sweep_is_reproduced_as_one_run(tmp_path):
+    """`make run`'s experiment sets hydra.mode=MULTIRUN; one of its jobs re-runs alone. Shrunk: one
+    configuration, two answers of four tokens, no judge."""
+    done = run_cli(tmp_path, "experiment=demo_sweep", "chunker=recursive", "retriever=bm25", "judge=none",
+                   "metrics.answer.bertscore=null", "generation.conditions=[with_context]", "generation.sample=2",
+                   "generation.ttft_sample=0", "generator.max_new_tokens=4", multirun=False, timeout=1200)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    client = MlflowClient(f"sqlite:///{tmp_path / 'mlflow.db'}")
+    (child,) = [r for r in client.search_runs([client.get_experiment_by_name("e2e").experiment_id])
+                if "mlflow.parentRunId" in r.data.tags]
+
+    again = reproduce(tmp_path, child.info.run_id)
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    assert "hydra.mode=RUN" in again.stdout.splitlines()[0]
+    counted = re.search(r"(\d+) of (\d+) metrics identical", again.stdout)
+    assert counted and counted.group(1) == counted.group(2) and int(counted.group(1)) > 50
+    assert "generation/cached (cache)" in again.stdout  # read from the cache this time: not a result
+    new = client.get_run(re.search(r"New run: (\w+)", again.stdout).group(1))
+    assert new.info.run_name == child.info.run_name == "chunker=recursive,retriever=bm25"
+    assert "mlflow.parentRunId" not in new.data.tags and new.data.tags["harness.reproduces"] == child.info.run_id
+    assert new.data.metrics["answer/f1"] == child.data.metrics["answer/f1"]

@@ -143,6 +143,8 @@ def test_demo_sweep_is_three_chunkers_by_three_retrievers(compose):
     ("dataset.nmae=x", "nmae"),
     ("top_kk=3", "top_kk"),
     ("race.evidence=pooled", "race.evidence"),
+    ("race.test=asymptotc", "race.test"),
+    ("race.tightest_at=soon", "race.tightest_at"),
 ])
 def test_bad_overrides_fail_at_compose_time_naming_the_key(compose, override, key):
     with pytest.raises(ConfigCompositionException) as err:

@@ -1,6 +1,7 @@
 """What the MLflow UI shows, read from a real store: the sweep's parent carries its champion
-(``champion/<metric>``, tag ``harness.champion``), and every run (child or single) its dataset as an
-MLflow input (name, digest, source), also when ``harness sync`` logs the sweep into another store."""
+(``champion/<metric>``, tag ``harness.champion``) and its front of ship candidates (``front.json``, tag
+``harness.front``; each child its place), and every run (child or single) its dataset as an MLflow
+input (name, digest, source), also when ``harness sync`` logs the sweep into another store."""
 
 from __future__ import annotations
 
@@ -39,6 +40,15 @@ def test_parent_names_its_champion_and_every_run_its_dataset(tmp_path):
     assert {k: v for k, v in parent.data.metrics.items() if k.startswith("champion/")} == expected_metrics
     recorded = json.loads((tmp_path / "sweep" / "champion.json").read_text())
     assert recorded["name"] == champion.info.run_name
+    # the front of a retrieval-only sweep: weighed on retrieval latency and index memory
+    front = json.loads((tmp_path / "sweep" / "front.json").read_text())
+    assert [axis["name"] for axis in front["axes"]] == ["retrieval_latency", "index_memory"]
+    assert parent.data.tags["harness.front"] == " | ".join(front["short"][name] for name in front["members"])
+    assert "front.json" in {a.path for a in client.list_artifacts(parent.info.run_id)}
+    places = {c.info.run_name: c.data.tags["harness.front"] for c in children}
+    assert places == {run["name"]: "front" if run["front"] else f"dominated by {front['short'][run['dominated_by']]}"
+                      for run in front["runs"]}
+    assert "Ship candidates: " in done.stdout
 
     dataset = load_questions_jsonl("questions_jsonl", str(TINY / "questions.jsonl"), str(TINY / "docs"))
     expected = [("questions_jsonl", dataset.sha256[:36], (TINY / "questions.jsonl").resolve().as_uri(), "local",
@@ -58,6 +68,8 @@ def test_parent_names_its_champion_and_every_run_its_dataset(tmp_path):
     runs = client.search_runs([client.get_experiment_by_name("e2e").experiment_id])
     (new_parent,), new_children = split(runs)
     assert new_parent.data.tags["harness.champion"] == champion.info.run_name
+    assert new_parent.data.tags["harness.front"] == parent.data.tags["harness.front"]
+    assert sorted(c.data.tags["harness.front"] for c in new_children) == sorted(places.values())
     assert new_parent.data.tags["harness.champion_run_id"] in {c.info.run_id for c in new_children}
     assert {k: v for k, v in new_parent.data.metrics.items() if k.startswith("champion/")} == expected_metrics
     assert len(new_children) == 2

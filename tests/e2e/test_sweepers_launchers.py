@@ -10,7 +10,7 @@ import pytest
 
 from tests.e2e.test_optuna import STUDY, check_study
 from tests.e2e.test_racing import RACE, check_race, command, env
-from tests.e2e.test_ray_launcher import _ray_processes
+from tests.e2e.test_ray_launcher import MARK, _ray_processes
 from tests.forkserver import run as forked
 
 pytestmark = pytest.mark.slow
@@ -37,7 +37,7 @@ def test_race_with_ray(tmp_path):
     ray_tmp = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # Ray's unix sockets need a short path
     try:
         done = sweep(tmp_path, *RACE, "hydra/launcher=ray", "hydra.launcher.ray.init.num_cpus=2",
-                     f"+hydra.launcher.ray.init._temp_dir={ray_tmp}", extra_env={"RAY_DEDUP_LOGS": "0"})
+                     f"+hydra.launcher.ray.init._temp_dir={ray_tmp}", extra_env={"RAY_DEDUP_LOGS": "0", MARK: ray_tmp})
         assert _ray_processes(ray_tmp) == []
     finally:
         for process in _ray_processes(ray_tmp):

@@ -99,6 +99,16 @@ def artifact_text(uri: str, run_id: str, path: str) -> str:
     return answer.text
 
 
+def traced_questions(uri: str, run: dict) -> list[str]:
+    """The questions of the run's traces, read through the server, each with its spans and assessments."""
+    from mlflow.tracking import MlflowClient
+
+    traces = MlflowClient(uri).search_traces(locations=[run["info"]["experiment_id"]], run_id=run["info"]["run_id"],
+                                             max_results=100)
+    assert all(len(t.data.spans) >= 3 and t.info.assessments for t in traces)
+    return sorted(t.info.tags["harness.question_id"] for t in traces)
+
+
 def test_a_joblib_sweep_logs_to_the_server_and_the_subcommands_read_it(server, tmp_path, monkeypatch, capsys):
     done = harness(tmp_path, *sweep_args(tmp_path, server, "hydra/launcher=joblib", "hydra.launcher.n_jobs=2"))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
@@ -120,6 +130,7 @@ def test_a_joblib_sweep_logs_to_the_server_and_the_subcommands_read_it(server, t
         listed = {f["path"] for f in rest(server, "artifacts/list", run_id=child["info"]["run_id"])["files"]}
         assert {"config.yaml", "per_question.jsonl", "per_question_table.json"} <= listed
         assert artifact_text(server, child["info"]["run_id"], "per_question.jsonl") == (folder / "per_question.jsonl").read_text()
+        assert traced_questions(server, child) == sorted(ANSWERS)  # spans through the server's OTLP endpoint
 
     # The subcommands take the store from --tracking-uri, or the tracking config: MLFLOW_TRACKING_URI.
     monkeypatch.chdir(tmp_path)
@@ -192,6 +203,7 @@ def test_a_server_lost_mid_sweep_keeps_the_results_and_sync_logs_them(database, 
             assert metrics(child)["retrieval/mrr"] == pytest.approx(local["retrieval/mrr"])
             assert artifact_text(server, child["info"]["run_id"], "per_question.jsonl") == \
                 (folder / "per_question.jsonl").read_text()
+            assert traced_questions(server, child) == sorted(ANSWERS)  # each question once, also synced twice
         assert "Logged 0 job(s)" in done.stdout if attempt else "Logged" in done.stdout
 
     # Into a store that never saw the sweep: a new parent with both jobs.

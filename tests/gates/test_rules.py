@@ -46,8 +46,24 @@ def test_different_questions_fail_the_gate_naming_the_ids():
     assert "only in champion" in failure and "'q4'" in failure
 
 
+def test_a_configuration_that_leaves_the_front_fails_its_gate():
+    front = {"short": {"chunker=a,retriever=x": "a, x", "chunker=b,retriever=x": "b, x"},
+             "runs": [{"name": "chunker=a,retriever=x", "front": True, "dominated_by": None},
+                      {"name": "chunker=b,retriever=x", "front": False, "dominated_by": "chunker=a,retriever=x"}],
+             "reasons": {"chunker=b,retriever=x": "dominated by a, x"}}
+    gates = Gates(rules=[{"on_front": "chunker=a,retriever=x"}, {"on_front": "b, x"}, {"on_front": "c, x"}],
+                  alpha=0.05)
+    assert gates.check({}, tables={}, front=front) == [
+        "gate b, x on the front failed: b, x left the front: dominated by a, x",
+        "gate c, x on the front failed: 'c, x' is not among the compared configurations: a, x, b, x"]
+    assert gates.check({}, tables={}) == [
+        f"gate {name} on the front failed: no front was computed (a single run, or stats=none, or "
+        "stats.front.enabled=false)" for name in ("chunker=a,retriever=x", "b, x", "c, x")]
+
+
 @pytest.mark.parametrize("rule", [{"metric": "answer/f1"},
-                                  {"metric": "answer/f1", "min": 0.5, "no_significant_regression_vs": "x"}])
+                                  {"metric": "answer/f1", "min": 0.5, "no_significant_regression_vs": "x"},
+                                  {"metric": "answer/f1", "on_front": "x"}, {"min": 0.5}])
 def test_a_rule_needs_exactly_one_kind_of_check(rule):
     with pytest.raises(ValueError, match=r"gates.rules\[0\]"):
         Gates(rules=[rule], alpha=0.05)
@@ -60,3 +76,5 @@ def test_gates_compose_and_a_misspelt_rule_key_fails_at_compose_time(compose):
     assert not instantiate(compose().gates).enabled
     with pytest.raises(ConfigCompositionException):
         compose(["gates.rules=[{metric: answer/f1, minimum: 0.6}]"])
+    assert instantiate(compose(["gates.rules=[{on_front: 'recursive, hybrid'}]"]).gates).rules[0].on_front == \
+        "recursive, hybrid"

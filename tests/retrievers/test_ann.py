@@ -114,3 +114,11 @@ def test_index_and_encoding_are_chosen_in_the_config(compose):
     assert isinstance(instantiate(compose(["retriever=dense"]).retriever).vector_index, ExactIndex)
     with pytest.raises(ConfigCompositionException, match="retriever.index"):
         compose(["retriever=dense", "retriever.index=hsnw"])
+
+
+def test_index_memory_is_the_vectors_or_the_built_index(data, tmp_path):
+    vectors, _ = data
+    assert ExactIndex().searcher(vectors, "k", DiskCache(tmp_path)).nbytes() == 2000 * 32 * 4
+    flat = HNSWIndex(m=16, ef_construction=100, ef_search=64).searcher(vectors, "k", DiskCache(tmp_path)).nbytes()
+    pq = IVFIndex(nlist=32, nprobe=8, train_size=2000, pq_m=8).searcher(vectors, "k", DiskCache(tmp_path)).nbytes()
+    assert flat > 2000 * 32 * 4 > 3 * pq  # the graph adds to the vectors; 8-byte codes (and codebooks) take less

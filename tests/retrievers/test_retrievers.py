@@ -292,3 +292,52 @@ def test_corrupt_bm25_entry_is_replaced_on_disk(chunks, tmp_path):
     fresh = DiskCache(tmp_path)
     bm25().index(chunks, corpus_key(chunks), fresh)
     assert fresh.stats == {"bm25/hit": 1}
+
+
+def test_bm25s_is_imported_without_numba_which_stays_importable():
+    """harness.retrievers.bm25._bm25s: the numpy backend the harness searches with needs no numba
+    (0.2 s of every process's imports); numba itself can still be imported afterwards."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from harness.retrievers.bm25 import _bm25s; bm25s = _bm25s(); "
+            "assert 'numba' not in sys.modules and not bm25s.NUMBA_AVAILABLE; "
+            "import numba; print(bm25s.BM25().backend)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "numpy", done.stderr[-2000:]
+
+
+def test_bm25_searches_a_query_once_per_index_with_the_same_results(chunks, tmp_path):
+    """A race's next round searches its earlier questions again: they come from the retriever's
+    memory, equal to a fresh search; another corpus is searched afresh."""
+    queries = ["capital of france", "rainbow colours", "speed of light", "capital of france"]
+    fresh = bm25()
+    fresh.index(chunks, corpus_key(chunks), DiskCache(tmp_path / "a"))
+    expected = {query: hits for query, hits in zip(queries, fresh.search(queries))}
+
+    kept = bm25()
+    kept.index(chunks, corpus_key(chunks), DiskCache(tmp_path / "b"))
+    assert kept.search(queries[:2]) == [expected[q] for q in queries[:2]]
+    retrieved = []
+    original = kept._index.retrieve
+    kept._index.retrieve = lambda tokens, **kw: retrieved.append(len(tokens.ids)) or original(tokens, **kw)
+    assert kept.search(queries) == [expected[q] for q in queries]
+    assert retrieved == [1]  # only "speed of light" was new
+    assert kept.search(queries, k=1) == [hits[:1] for hits in (expected[q] for q in queries)]
+
+    fewer = chunks[:2]
+    kept.index(fewer, corpus_key(fewer), DiskCache(tmp_path / "b"))
+    alone = bm25()
+    alone.index(fewer, corpus_key(fewer), DiskCache(tmp_path / "c"))
+    assert kept.search(queries) == alone.search(queries)
+
+
+def test_index_memory_of_each_retriever(chunks, dense, tmp_path):
+    sparse = bm25()
+    assert sparse.index_bytes() is None  # nothing built yet
+    sparse.index(chunks, corpus_key(chunks), DiskCache(tmp_path))
+    matrix = sparse._index.scores
+    assert sparse.index_bytes() == matrix["data"].nbytes + matrix["indices"].nbytes + matrix["indptr"].nbytes > 0
+    assert dense.index_bytes() == len(chunks) * 384 * 4  # exact search holds the float32 embeddings
+    hybrid = HybridRetriever(top_k=3, rrf_k=60, candidates=4, sparse=sparse, dense=dense)
+    assert hybrid.index_bytes() == sparse.index_bytes() + dense.index_bytes()

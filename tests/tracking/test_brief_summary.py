@@ -65,3 +65,15 @@ def test_full_keeps_every_table(compose, capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "per route (1/2)" in out and "Paired comparison with the champion" in out
     assert len(out.splitlines()) > 100
+
+
+def test_a_single_run_prints_with_the_sweeps_renderer_legend_and_width(compose, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
+    config = compose(["experiment=demo_sweep"])
+    callback._report(_summaries()[:1], config, None, title="demo: chunker=fixed_tokens,retriever=bm25")
+    lines = capsys.readouterr().out.splitlines()
+    assert max(map(len, lines)) <= 120
+    header = next(line for line in lines if line.lstrip().startswith("job"))
+    assert header.split()[:5] == ["job", "run", "ndcg@5", "mrr", "hit@5"] and "cov" in header.split()
+    assert "cov = key_facts/coverage_exact (share of key facts, 0-1)" in lines  # the same legend
+    assert not any("coverage_e" in line and "coverage_exact" not in line for line in lines)  # no word cut

@@ -35,6 +35,8 @@ def test_fits_120_columns_with_every_number_whole_and_brackets_kept():
     assert "run: chunker, retriever" in text and "markdown_sections, hybrid" in text
     for value in ("37.1241", "-762.8759", "0.5800"):
         assert value in text
+    # a metric's name is never cut inside a word ("coverage_e" over "xact")
+    assert "coverage_exact" in text and "seconds_per_answer_batched" in text
     assert "FINISHED" not in text  # the status column only when a job failed
 
 

@@ -55,3 +55,34 @@ def test_bad_input_is_reported_and_logged_never_fatal(tmp_path, sweep, capsys):
     assert f"{tmp_path / '0' / 'per_question.jsonl'}:2: not valid JSON" in message
     assert "stats_not_computed.txt" in {a.path for a in client.list_artifacts(parent)}
     assert "statistics not computed" in capsys.readouterr().out
+
+
+def test_the_front_is_printed_under_the_champion_and_tagged_on_the_parent_and_each_run(tmp_path, sweep, capsys):
+    from tests.stats.test_front import FRONT
+
+    tracker, parent, client, summaries = sweep
+    rows = table(0.5, 2)
+    write_table(tmp_path / "0", [{**row, "retrieval/mrr": row["retrieval/mrr"] - 0.4 - 0.01 * (i % 3)}
+                                 for i, row in enumerate(rows)])
+    write_table(tmp_path / "1", rows)
+    write_table(tmp_path / "2", [{**row, "retrieval/mrr": row["retrieval/mrr"] + 0.01 * (-1) ** i - 0.001}
+                                 for i, row in enumerate(rows)])  # tied with the champion
+    summaries[2]["name"] = "cheap"
+    for job, memory in enumerate([4e6, 4e6, 1e6]):
+        (tmp_path / str(job) / "metrics.json").write_text(json.dumps(
+            {"info": {"index_bytes": memory, "retrieval_seconds_per_query": 0.01}}))
+    report_sweep_statistics(settings(front=FRONT, guards=[]), summaries, tmp_path, tracker, parent)
+    out = capsys.readouterr().out
+    block = " ".join(out[out.index("Ship candidates"):].split())  # as read, whatever the console's width
+    assert block.startswith("Ship candidates: 1 of 3 configurations on the front (2 dominated: another as good on mrr")
+    assert " cheap: tied with the champion, 4.0x smaller " in block
+    from harness.console import console
+
+    raw = out[out.index("Ship candidates"):out.index("cheap: tied")]  # wrapped to the console, nothing cut
+    assert max(len(line) for line in raw.splitlines()) <= console().width
+    record = json.loads((tmp_path / "front.json").read_text())
+    assert record["members"] == ["cheap"] and record["champion"] == "high"
+    assert "front.json" in {a.path for a in client.list_artifacts(parent)}
+    assert client.get_run(parent).data.tags["harness.front"] == "cheap"
+    tags = [client.get_run(s["run_id"]).data.tags["harness.front"] for s in summaries]
+    assert tags[2] == "front" and tags[1] == "dominated by cheap" and tags[0].startswith("dominated by ")

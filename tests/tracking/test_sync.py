@@ -7,6 +7,9 @@ from dataclasses import asdict
 from mlflow.tracking import MlflowClient
 
 from harness.results.records import RunResult
+from harness.stats.front import Figure, Front, FrontRun
+from harness.stats.front_axes import Axis
+from harness.tracking.front import write_front
 from harness.tracking import sweep
 from harness.tracking.mlflow_tracker import MLflowTracker
 from harness.tracking.outcome import JobInfo
@@ -32,6 +35,12 @@ def _unlogged_sweep(root):
                                          "tracking_error": "ConnectionError('server down')"})
     (root / "leaderboard.csv").write_text("job,run,status\n")
     (root / "stats.csv").write_text("a,b\n")
+    front = Front(champion="retriever=r0", primary={"name": "retrieval/mrr", "direction": "higher"},
+                  axes=[Axis("index_memory", info="index_bytes", unit="MB", better="smaller")],
+                  runs=[FrontRun("retriever=r0", Figure(1.0), {"index_memory": Figure(2.0)}),
+                        FrontRun("retriever=r1", Figure(0.5), {"index_memory": Figure(2.0)}, "retriever=r0", -1)],
+                  settings={"alpha": 0.05})
+    write_front(root, front, ["retriever=r0", "retriever=r1"])
 
 
 def test_sync_logs_every_unlogged_job_once_under_a_new_parent(tmp_path):
@@ -48,7 +57,11 @@ def test_sync_logs_every_unlogged_job_once_under_a_new_parent(tmp_path):
     parent = next(r for r in runs if r.data.tags.get("harness.role") == "sweep")
     children = {r.info.run_name: r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id}
     assert parent.info.status == "FINISHED" and parent.data.metrics["sweep/jobs"] == 2
-    assert {a.path for a in client.list_artifacts(parent.info.run_id)} >= {"leaderboard.csv", "stats.csv"}
+    assert {a.path for a in client.list_artifacts(parent.info.run_id)} >= {"leaderboard.csv", "stats.csv", "front.json"}
+    # the front the sweep's end computed: the parent names its members, each child its place
+    assert parent.data.tags["harness.front"] == "r0"
+    assert children["retriever=r0"].data.tags["harness.front"] == "front"
+    assert children["retriever=r1"].data.tags["harness.front"] == "dominated by r0"
     assert children["retriever=r1"].data.metrics["retrieval/mrr"] == 0.5
     assert children["retriever=r0"].data.params["retriever.top_k"] == "5"
     assert {a.path for a in client.list_artifacts(children["retriever=r0"].info.run_id)} >= {

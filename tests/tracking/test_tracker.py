@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pandas as pd
 import pytest
 from mlflow.tracking import MlflowClient
 
@@ -106,3 +109,36 @@ def test_names_resolve_within_an_experiment_and_sweep_files_come_from_the_parent
         tracker.resolve_run("retriever=bm25", "elsewhere")
     assert tracker.fetch_sweep_file([job], "stats_settings.json") == ('{"test": "wilcoxon"}', parent)
     assert tracker.fetch_sweep_file([job], "absent.json") == (None, None)
+
+
+def test_a_jobs_table_and_tags_equal_what_mlflows_own_calls_write(tmp_path, tracker):
+    """_record_job writes the per-question table itself and sends its tags in the job's one batch:
+    the file and the mlflow.loggedArtifacts tag are MLflow's log_table's, fresh and appended to (a
+    race's next round), and the dataset tags arrive as set_tag would set them."""
+    rows = [{"question_id": "q1", "retrieval/mrr": 1.0, "chunks": ["a", "b"], "answer": None},
+            {"question_id": "q2", "retrieval/mrr": 0.5, "chunks": ["c"], "answer": "x"}]
+    more = [*rows, {"question_id": "q3", "retrieval/mrr": 0.25, "chunks": [], "answer": "y"}]
+    client = MlflowClient(tracker.tracking_uri)
+    experiment = client.get_experiment_by_name("exp") or client.get_experiment(client.create_experiment("exp"))
+    reference = client.create_run(experiment.experiment_id).info.run_id
+    for table in (rows, more[2:]):  # MLflow's own: the table, then only the questions it lacks
+        client.log_table(reference, data=pd.DataFrame([{k: ("|".join(v) if isinstance(v, list) else v)
+                                                        for k, v in row.items()} for row in table]),
+                         artifact_file="per_question_table.json")
+
+    run = None
+    for table in (rows, more):  # a race: the same run logged again on a longer prefix
+        result = RunResult(dataset="tiny", dataset_sha256="abc", rows=table, metrics={"retrieval/mrr": 0.75})
+        result.write(tmp_path / "job")
+        info = JobInfo(name="job", choices={"retriever": "bm25"}, overrides=[], params={"retriever.k1": 0.9},
+                       config_yaml="retriever: {}\n")
+        run = tracker.log_job(JobOutcome(status="FINISHED", output_dir=tmp_path / "job", result=result), info, None, run)
+
+    def table(run_id):
+        return Path(client.download_artifacts(run_id, "per_question_table.json", str(tmp_path / run_id))).read_text()
+
+    got, expected = client.get_run(run).data, client.get_run(reference).data
+    assert table(run) == table(reference)
+    assert got.tags["mlflow.loggedArtifacts"] == expected.tags["mlflow.loggedArtifacts"]
+    assert (got.tags["dataset.name"], got.tags["dataset.sha256"]) == ("tiny", "abc")
+    assert got.params == {"choice.retriever": "bm25", "retriever.k1": "0.9"} and got.metrics["retrieval/mrr"] == 0.75

@@ -11,7 +11,7 @@ from __future__ import annotations
 from hydra.core.config_store import ConfigStore
 
 from harness.config.schemas import (chunker, dataset, gates, generator, human, judge, meta_eval, metrics,
-                                    reranker, retriever, router, routes, rubric, stats, tracking)
+                                    reranker, retriever, router, routes, rubric, stats, synth, tracking)
 from harness.config.schemas.root import HarnessSchema
 
 # config group -> {option name -> schema}; stored as ``schema/<group>/<option>``.
@@ -32,6 +32,7 @@ GROUP_SCHEMAS = {
     "routes": routes.OPTIONS,
     "router": router.OPTIONS,
     "gates": gates.OPTIONS,
+    "synth": synth.OPTIONS,
 }
 
 

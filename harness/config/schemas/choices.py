@@ -34,6 +34,14 @@ class Correction(StrEnum):
     none = "none"
 
 
+class Traces(StrEnum):
+    """Which questions of a job get an MLflow trace: every one, those answered, or none."""
+
+    all = "all"
+    answered = "answered"
+    none = "none"
+
+
 class CacheMode(StrEnum):
     """``refresh`` recomputes and overwrites; ``off`` neither reads nor writes."""
 

@@ -19,6 +19,23 @@ class QuestionsJsonlDatasetSchema(TargetSchema):
 
 
 @dataclass
+class DocumentsDatasetSchema(TargetSchema):
+    """A folder of documents and no questions (what ``harness synth`` writes questions from)."""
+
+    name: str = MISSING
+    documents: str = MISSING
+    extensions: List[str] = MISSING
+
+
+@dataclass
+class SyntheticDatasetSchema(TargetSchema):
+    """A set ``harness synth`` wrote, over the corpus its summary names."""
+
+    name: str = MISSING
+    questions: str = MISSING
+
+
+@dataclass
 class BeirDatasetSchema(TargetSchema):
     name: str = MISSING
     path: str = MISSING
@@ -87,4 +104,5 @@ class HfDatasetSchema(SubsetSchema):
 
 
 OPTIONS = {"questions_jsonl": QuestionsJsonlDatasetSchema, "beir": BeirDatasetSchema, "squad": SquadDatasetSchema,
-           "flashrag": FlashragDatasetSchema, "hf": HfDatasetSchema}
+           "flashrag": FlashragDatasetSchema, "hf": HfDatasetSchema, "documents": DocumentsDatasetSchema,
+           "synthetic": SyntheticDatasetSchema}

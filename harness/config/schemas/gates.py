@@ -13,13 +13,15 @@ from harness.config.schemas.choices import Direction
 
 @dataclass
 class GateRuleSchema:
-    """A bound on a metric (min and/or max) or no significant regression against a baseline run."""
+    """A bound on a metric (min and/or max), no significant regression against a baseline run, or a
+    configuration that must stay on the sweep's front (on_front, no metric)."""
 
-    metric: str = MISSING
+    metric: Optional[str] = None
     min: Optional[float] = None
     max: Optional[float] = None
     no_significant_regression_vs: Optional[str] = None
     direction: Direction = Direction.higher  # a rule written on the command line rarely says it
+    on_front: Optional[str] = None
 
 
 @dataclass

@@ -12,11 +12,13 @@ from harness.config.schemas.choices import Stratum
 
 
 class RaceTest(StrEnum):
-    """Anytime-valid lower bounds of a mean paired difference (harness/racing/confseq.py)."""
+    """Lower bounds of a mean paired difference valid at every round (harness/racing/confseq.py);
+    ``asymptotic`` only in the limit (harness/racing/asymptotic.py)."""
 
     betting = "betting"
     empirical_bernstein = "empirical_bernstein"
     hoeffding = "hoeffding"
+    asymptotic = "asymptotic"
 
 
 class RaceEvidence(StrEnum):
@@ -34,9 +36,11 @@ class RaceSchema:
     seed: int = MISSING
     first: int = MISSING
     step: int = MISSING
+    growth: float = MISSING
     min_questions: int = MISSING
     max_rounds: int = MISSING
     alpha: float = MISSING
     test: RaceTest = MISSING
+    tightest_at: float = MISSING
     evidence: RaceEvidence = MISSING
     bounds: List[float] = MISSING

@@ -63,6 +63,7 @@ class HarnessSchema:
     human: Any = None
     meta_eval: Any = None
     gates: Any = None
+    synth: Any = None  # `harness synth` adds the group (+synth=cloze|llm); runs have none
     routes: Any = MISSING
     router: Any = MISSING
     plugins: PluginsSchema = field(default_factory=PluginsSchema)

@@ -25,6 +25,34 @@ class GuardMetric:
 
 
 @dataclass
+class FrontAxisSchema:
+    """One cost or latency axis of the ship-candidate front (harness.stats.front_axes.Axis)."""
+
+    name: str = MISSING
+    metrics: List[str] = field(default_factory=list)  # per-question keys, the first a question has
+    statistic: Optional[str] = None  # mean (null) | p50 | p95 ...
+    scale: Optional[float] = None  # null: 1
+    unit: Optional[str] = None
+    info: Optional[str] = None  # a run-level figure of the run's info instead of per-question values
+    unless: Optional[str] = None  # used only when the axis of that name is left out
+    better: str = MISSING  # the word for a run lower on the axis (cheaper, faster at p95)
+
+
+@dataclass
+class FrontSchema:
+    """Which configurations to ship: the quality-cost-latency front (harness.stats.front)."""
+
+    enabled: bool = MISSING
+    resamples: int = MISSING
+    alpha: float = MISSING
+    seed: int = MISSING
+    min_questions: int = MISSING
+    min_ratio: float = MISSING
+    answering: List[FrontAxisSchema] = MISSING
+    retrieval: List[FrontAxisSchema] = MISSING
+
+
+@dataclass
 class SweepStatisticsSchema(TargetSchema):
     alpha: float = MISSING
     power: float = MISSING
@@ -38,6 +66,7 @@ class SweepStatisticsSchema(TargetSchema):
     planning_effects: List[float] = MISSING
     # Where a null primary metric is taken from (report.headline).
     headline: List[str] = MISSING
+    front: FrontSchema = field(default_factory=FrontSchema)
 
 
 @dataclass

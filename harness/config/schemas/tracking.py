@@ -8,6 +8,7 @@ from typing import Optional
 from omegaconf import MISSING
 
 from harness.config.schemas.base import TargetSchema
+from harness.config.schemas.choices import Traces
 
 
 @dataclass
@@ -29,6 +30,7 @@ class MLflowTrackingSchema(TargetSchema):
     artifact_location: Optional[str] = None
     ui_hint: bool = MISSING
     server: TrackingServerSchema = field(default_factory=TrackingServerSchema)
+    traces: Traces = MISSING
 
 
 @dataclass

@@ -1,0 +1,164 @@
+"""What the question traces cost `make run`'s sweep (issue 35): the demo sweep with and without them.
+
+    python benchmarks/tracing.py --repeats 1 [--json FILE] [-- extra sweep overrides]
+
+Per repeat, in alternating order, each variant (``tracking.traces=none`` and ``all``) runs the demo
+sweep from a fresh cache and MLflow store (cold), then the identical re-run (warm, every answer and
+judgement from the cache); wall and CPU seconds (the sweep process tree's user + system) of each,
+and the ratios traces / no traces (goals: cold <= 1.05, re-run <= 1.25).
+
+With ``--cache DIR`` (a cache a sweep of the same configurations already filled) only the re-runs
+are measured, each into a fresh store: the cold runs take hours on a loaded 2-core machine.
+
+Then the writer on its own: each job of the last traced sweep has its traces written again into a
+fresh store (new runs), one job at a time, timed (seconds per job, per trace, per assessment); and,
+for scale, the same questions written naively with ``mlflow.start_span`` and ``mlflow.log_feedback``
+(the first ``--naive`` questions of one job, exported synchronously as the issue measured it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+HARNESS = [sys.executable, "-m", "harness", "experiment=demo_sweep"]
+VARIANTS = ("none", "all")
+
+
+def run_sweep(workdir: Path, traces: str, extra: list[str], cache: Path | None = None) -> dict[str, float]:
+    """Wall and CPU seconds of one sweep in ``workdir`` (its store stays there, and its cache unless given)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run([*HARNESS, f"cache.dir={cache or workdir / 'cache'}", f"hydra.sweep.dir={workdir / 'sweep'}",
+                           f"tracking.tracking_uri=sqlite:///{workdir / 'mlflow.db'}",
+                           f"tracking.artifact_location={workdir / 'mlruns'}", f"tracking.traces={traces}", *extra],
+                          cwd=workdir, capture_output=True, text=True,
+                          env={**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"})
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"sweep failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"wall": round(wall, 2), "cpu": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 2)}
+
+
+def traces_in(workdir: Path) -> int:
+    from mlflow.tracing.client import TracingClient
+
+    store = TracingClient(f"sqlite:///{workdir / 'mlflow.db'}").store
+    experiment = store.get_experiment_by_name("demo").experiment_id
+    count, token = 0, None
+    while True:
+        infos, token = store.search_traces(locations=[experiment], max_results=500, page_token=token)
+        count += len(infos)
+        if not token:
+            return count
+
+
+def writer_alone(sweep: Path, scratch: Path) -> dict[str, float]:
+    """Each job's traces written again, synchronously, into a fresh store: seconds per job and per trace."""
+    from harness.results.records import RunResult
+    from harness.tracking.mlflow_trace_writer import TraceJob, TraceWriter
+    from harness.tracking.mlflow_tracker import MLflowTracker
+
+    uri = f"sqlite:///{scratch / 'writer.db'}"
+    tracker = MLflowTracker(uri, "writer", str(scratch / "writer_artifacts"), ui_hint=False, traces="none")
+    writer = TraceWriter(uri)
+    experiment = tracker._experiment()
+    seconds, traces, assessments = [], 0, 0
+    for folder in sorted(p.parent for p in sweep.glob("*/stages.json")):
+        result = RunResult.read(folder)
+        run_id = tracker._client.create_run(experiment, run_name=folder.name).info.run_id
+        start = time.perf_counter()
+        traces += writer.write(TraceJob(experiment, run_id, folder.name, result.rows, result.stages))
+        seconds.append(time.perf_counter() - start)
+        assessments += sum(1 for row in result.rows for key in row if "/" in key)
+    failures = writer.flush()
+    if failures:
+        raise RuntimeError("; ".join(failures))
+    return {"jobs": len(seconds), "traces": traces, "metric_assessments": assessments,
+            "seconds_total": round(sum(seconds), 2), "seconds_per_job_median": round(statistics.median(seconds), 3),
+            "ms_per_trace": round(1000 * sum(seconds) / max(traces, 1), 2)}
+
+
+def naive(sweep: Path, scratch: Path, questions: int) -> dict[str, float]:
+    """The first questions of one job with MLflow's fluent tracing: a span tree per question through
+    ``mlflow.start_span`` and one ``mlflow.log_feedback`` per metric."""
+    os.environ["MLFLOW_ENABLE_ASYNC_TRACE_LOGGING"] = "false"  # each trace written before its feedback
+    import mlflow
+    from mlflow.entities import AssessmentSource
+
+    from harness.results.records import RunResult
+
+    mlflow.set_tracking_uri(f"sqlite:///{scratch / 'naive.db'}")
+    mlflow.set_experiment("naive")
+    result = RunResult.read(sorted(p.parent for p in sweep.glob("*/stages.json"))[0])
+    rows = result.rows[:questions]
+    source = AssessmentSource("CODE", "harness")
+    start = time.perf_counter()
+    with mlflow.start_run():
+        for row in rows:
+            with mlflow.start_span(name="question") as root:
+                root.set_inputs({"question": row["question"], "question_id": row["question_id"]})
+                for span in result.stages.spans_of(row["question_id"]):
+                    with mlflow.start_span(name=span.name) as child:
+                        child.set_inputs(span.inputs)
+                        child.set_outputs(span.outputs if span.documents is None else span.documents)
+                root.set_outputs(row.get("answer"))
+            trace_id = root.trace_id
+            for key, value in row.items():
+                if "/" in key and value is not None:
+                    mlflow.log_feedback(trace_id=trace_id, name=key, value=value, source=source)
+    seconds = time.perf_counter() - start
+    return {"questions": len(rows), "seconds": round(seconds, 2), "ms_per_trace": round(1000 * seconds / len(rows), 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--naive", type=int, default=20, help="questions written naively (0: skip)")
+    parser.add_argument("--cache", type=Path, help="a filled cache: measure only the re-runs, on it")
+    parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "tracing.json")
+    parser.add_argument("extra", nargs="*", help="overrides for the sweep (after --), e.g. chunker=recursive")
+    args = parser.parse_args()
+    runs: dict[str, dict[str, list]] = {v: {"cold": [], "warm": []} for v in VARIANTS}
+    with tempfile.TemporaryDirectory(prefix="harness-tracing-") as tmp:
+        last = None
+        for repeat in range(args.repeats):
+            for variant in VARIANTS if repeat % 2 == 0 else VARIANTS[::-1]:
+                workdir = Path(tmp) / f"{variant}-{repeat}"
+                workdir.mkdir()
+                for phase in ("cold", "warm") if args.cache is None else ("warm",):
+                    runs[variant][phase].append(run_sweep(workdir, variant, args.extra, args.cache))
+                    print(f"repeat {repeat + 1} traces={variant} {phase}: {runs[variant][phase][-1]}", flush=True)
+                if variant == "all":
+                    last = workdir
+                    print(f"traces in the store: {traces_in(workdir)}", flush=True)
+        report = {"command": "python benchmarks/tracing.py " + " ".join(sys.argv[1:]), "repeats": args.repeats}
+        for phase in ("cold", "warm") if args.cache is None else ("warm",):
+            for measure in ("wall", "cpu"):
+                base = statistics.median(r[measure] for r in runs["none"][phase])
+                traced = statistics.median(r[measure] for r in runs["all"][phase])
+                report[f"{phase}_{measure}_seconds"] = {"none": base, "all": traced}
+                report[f"{phase}_{measure}_ratio"] = round(traced / base, 3)
+        report["traces_in_store"] = traces_in(last)
+        report["writer_alone"] = writer_alone(last / "sweep", Path(tmp))
+        if args.naive:
+            report["naive_fluent"] = naive(last / "sweep", Path(tmp), args.naive)
+        report["runs"] = runs
+    print(json.dumps(report, indent=2))
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+"""harness.config.composition: a job's config built from its group choices' composition equals Hydra's own."""
+
+from __future__ import annotations
+
+import pytest
+from hydra import initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
+from hydra.errors import ConfigCompositionException
+from hydra.types import RunMode
+from omegaconf import OmegaConf
+
+from harness.config import register
+from harness.config.composition import ComposedByChoices
+from harness.config.resolvers import PROJECT_ROOT
+
+
+@pytest.fixture
+def loader():
+    register()
+    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
+        yield GlobalHydra.instance().config_loader()
+
+
+SWEEPS = [
+    (["retriever.top_k=5,6"], [["retriever.top_k=7"], ["retriever.top_k=8"]]),
+    # group choices, values, additions, a race round's folder (a hydra override) in the job's own order
+    (["chunker=fixed_tokens,recursive", "hydra/launcher=basic"],
+     [["chunker=recursive", "chunker.size=100", "+extra.note=1", "race.questions=20", "hydra.sweep.subdir=3"],
+      ["retriever.top_k=3", "~judge", "chunker.size=90"],
+      ["judge=local", "rubric=[likelihood_correctness]", "generator=predictions", "generator.path=x.jsonl",
+       "hydra.job.env_copy=[HOME]", "generation.conditions=[with_context,no_context]"]]),
+]
+
+
+@pytest.mark.parametrize("master_overrides, jobs", SWEEPS)
+def test_every_job_config_equals_hydras_composition(loader, master_overrides, jobs):
+    master = loader.load_configuration("config", master_overrides, RunMode.MULTIRUN)
+    composed = ComposedByChoices(loader)
+    for job in jobs:
+        expected, got = loader.load_sweep_config(master, job), composed(master, job)
+        assert OmegaConf.to_yaml(got) == OmegaConf.to_yaml(expected)
+        assert got.hydra.overrides.task == expected.hydra.overrides.task  # the job's own order
+        assert (got._get_flag("struct"), got.hydra._get_flag("readonly")) == (True, False)
+
+
+def test_jobs_with_the_same_choices_share_one_composition_and_get_copies(loader):
+    master = loader.load_configuration("config", ["retriever.top_k=5,6"], RunMode.MULTIRUN)
+    composed = ComposedByChoices(loader)
+    asked: list[list[str]] = []
+    hydra_compose = composed.compose
+    composed.compose = lambda cfg, overrides: asked.append(overrides) or hydra_compose(cfg, overrides)
+    first = composed(master, ["retriever=bm25", "retriever.top_k=5"])
+    first.retriever.top_k = 99  # as the launcher sets a job's id on its copy
+    second = composed(master, ["retriever=bm25", "retriever.top_k=6"])
+    again = composed(master, ["retriever=bm25", "retriever.top_k=5"])
+    assert asked == [["retriever=bm25"]]
+    assert (second.retriever.top_k, again.retriever.top_k) == (6, 5)
+
+
+@pytest.mark.parametrize("job, message", [
+    (["retriever.no_such_key=1"], "Could not override 'retriever.no_such_key'"),
+    (["retriever.top_k=1,2"], "Ambiguous value for argument 'retriever.top_k=1,2'"),
+    (["chunker=no_such_chunker"], "Could not find 'chunker/no_such_chunker'"),
+])
+def test_a_job_hydra_refuses_is_refused_with_hydras_message(loader, job, message):
+    master = loader.load_configuration("config", ["retriever.top_k=5,6"], RunMode.MULTIRUN)
+    for compose in (loader.load_sweep_config, ComposedByChoices(loader)):
+        with pytest.raises(ConfigCompositionException) as refused:
+            compose(master, job)
+        assert message in str(refused.value) + str(refused.value.__cause__)
+

@@ -1,0 +1,154 @@
+"""Question traces: built from a constructed RunResult (rows + stage records), written into a real
+SQLite store and read back through MLflow's own client; each question once per run."""
+
+from __future__ import annotations
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+from harness.results.records import RunResult
+from harness.results.stage_records import SpanRecord, StageRecord, StageRecords
+from harness.tracking.mlflow_trace_writer import TraceJob, TraceWriter
+from harness.tracking.mlflow_traces import QUESTION_TAG, build_trace, trace_id_for
+from harness.tracking.mlflow_tracker import MLflowTracker
+from harness.tracking.outcome import JobInfo, JobOutcome
+
+T0 = 1_700_000_000.0
+
+
+def row(qid: str, answered: bool = True) -> dict:
+    base = {"question_id": qid, "question": f"what is {qid}?", "gold_doc_ids": ["d1"], "gold_rank": 1,
+            "retrieved_chunk_ids": ["d1#0", "d2#0"], "retrieved_doc_ids": ["d1", "d2"], "retrieved_scores": [2.0, 1.0],
+            "retrieval/ndcg_at_5": 1.0, "retrieval/mrr": 1.0}
+    if answered:
+        base.update({"answer": f"{qid} is x", "answer_error": None, "gold_answers": ["x"], "expected_answer": "x",
+                     "answer/f1": 0.5, "judge/likelihood_correctness": None, "judge/answer_score": 8.0})
+    return base
+
+
+def stages(qids: list[str], answered: set[str]) -> StageRecords:
+    search = StageRecord("search", T0, T0 + 1, {q: [SpanRecord(
+        "search", "retrieval", T0, T0 + 1, inputs={"query": f"what is {q}?"},
+        documents=[("d1#0", 2.0), ("d2#0", 1.0)])] for q in qids})
+    generate = StageRecord("generate", T0 + 1, T0 + 3, {q: [SpanRecord(
+        "generate with_context", "generation", T0 + 1 + i, T0 + 2 + i, inputs={"messages": [{"role": "user",
+                                                                                             "content": "p"}]},
+        outputs=f"{q} is x", usage={"input_tokens": 10, "output_tokens": 3}, attributes={"model": "m"},
+        events=[{"name": "first token", "time": T0 + 1.2 + i, "attributes": {}}])] for i, q in enumerate(qids)
+        if q in answered})
+    judge = StageRecord("judge", T0 + 3, T0 + 4, {q: [
+        SpanRecord("judge likelihood_correctness/with_context", "judging", T0 + 3, T0 + 4, error="judge error: timeout",
+                   attributes={"judge": "local:smollm2", "values": {"likelihood_correctness": None},
+                               "reply": None}),
+        SpanRecord("judge answer_score/with_context", "judging", T0 + 3, T0 + 4,
+                   outputs={"reply": "Score: 8", "score": 8.0},
+                   attributes={"judge": "api:gpt-x", "values": {"answer_score": 8.0}, "reply": "Score: 8"})]
+        for q in qids if q in answered})
+    return StageRecords(stages=[search, generate, judge],
+                        passages={"d1#0": {"doc_id": "d1", "title": "One", "text": "first passage"},
+                                  "d2#0": {"doc_id": "d2", "title": "", "text": "second passage"}},
+                        expected={q: {"response": "x", "sources": ["d1"]} for q in qids})
+
+
+def test_a_trace_holds_the_spans_documents_answer_and_every_metric_as_an_assessment():
+    built = build_trace(row("q1"), stages(["q1"], {"q1"}), "run1", "0", "retriever=bm25")
+    assert built.info.trace_id == trace_id_for("run1", "q1") and built.info.tags[QUESTION_TAG] == "q1"
+    assert built.info.trace_metadata["mlflow.sourceRun"] == "run1"
+    root, search, generate, failed_judge, judge = built.spans
+    assert root.parent_id is None and root.inputs == {"question": "what is q1?", "question_id": "q1"}
+    assert root.outputs == "q1 is x"
+    assert (root.start_time_ns, root.end_time_ns) == (int(T0 * 1e9), int((T0 + 4) * 1e9))
+    assert {s.parent_id for s in built.spans[1:]} == {root.span_id}
+    assert search.span_type == "RETRIEVER"
+    assert [(d["id"], d["page_content"], d["metadata"]["doc_id"], d["metadata"]["score"]) for d in search.outputs] == [
+        ("d1#0", "first passage", "d1", 2.0), ("d2#0", "second passage", "d2", 1.0)]
+    assert generate.span_type == "LLM" and generate.outputs == "q1 is x"
+    assert generate.attributes["mlflow.chat.tokenUsage"] == {"input_tokens": 10, "output_tokens": 3, "total_tokens": 13}
+    assert [e.name for e in generate.events] == ["first token"]
+    assert failed_judge.status.status_code == "ERROR" and failed_judge.status.description == "judge error: timeout"
+    assert judge.outputs["reply"] == "Score: 8"
+
+    by_name = {a.name: a for a in built.info.assessments}
+    assert by_name["expected_response"].value == "x" and by_name["expected_sources"].value == ["d1"]
+    metrics = {k for k in row("q1") if "/" in k}
+    assert metrics <= set(by_name)  # every metric of the row, by its key
+    assert by_name["retrieval/ndcg_at_5"].source.source_type == "CODE" and by_name["retrieval/ndcg_at_5"].value == 1.0
+    scored = by_name["judge/answer_score"]
+    assert (scored.source.source_type, scored.source.source_id, scored.value, scored.rationale) == (
+        "LLM_JUDGE", "api:gpt-x", 8.0, "Score: 8")
+    missing = by_name["judge/likelihood_correctness"]
+    assert missing.value is None and missing.error.error_message == "judge error: timeout"
+    assert missing.source.source_type == "LLM_JUDGE"
+
+
+def test_an_unanswered_question_shows_its_top_passage_and_an_older_result_what_its_row_holds():
+    built = build_trace(row("q2", answered=False), stages(["q2"], set()), "run1", "0", "n")
+    assert built.spans[0].outputs == "first passage" and [s.name for s in built.spans] == ["n", "search"]
+    bare = build_trace(row("q2", answered=False), None, "run1", "0", "n")  # no stage records (an older job)
+    assert bare.spans[0].outputs == "d1#0" and len(bare.spans) == 1
+    assert {a.name for a in bare.info.assessments} == {"expected_sources", "retrieval/ndcg_at_5", "retrieval/mrr"}
+
+
+def test_the_writer_writes_each_question_once_and_fills_what_a_run_lacks(tmp_path):
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    tracker = MLflowTracker(uri, "exp", str(tmp_path / "mlruns"), ui_hint=False)
+    records = stages(["q1", "q2", "q3"], {"q1"})
+    result = RunResult(dataset="tiny", dataset_sha256="abc", rows=[row("q1"), row("q2", False)], metrics={},
+                       stages=records)
+    result.write(tmp_path / "job")
+    info = JobInfo(name="retriever=bm25", choices={}, overrides=[], params={}, config_yaml="")
+    run_id = tracker.log_job(JobOutcome(status="FINISHED", output_dir=tmp_path / "job", result=result), info, None)
+    assert tracker.flush() == []
+    client = MlflowClient(uri)
+    experiment = client.get_experiment_by_name("exp").experiment_id
+
+    def traced() -> list[str]:
+        found = client.search_traces(locations=[experiment], run_id=run_id, max_results=100, include_spans=False)
+        return sorted(t.info.tags[QUESTION_TAG] for t in found)
+
+    assert traced() == ["q1", "q2"]
+    writer = TraceWriter(uri)
+    longer = [row("q1"), row("q2", False), row("q3", False)]  # a race's next round: one question more
+    assert writer.write(TraceJob(experiment, run_id, "retriever=bm25", longer, records)) == 1
+    assert writer.write(TraceJob(experiment, run_id, "retriever=bm25", longer, records)) == 0  # a resume, a sync
+    assert traced() == ["q1", "q2", "q3"]
+    trace = client.get_trace(trace_id_for(run_id, "q1"))
+    assert len(trace.info.assessments) == len({a.name for a in trace.info.assessments})  # none twice
+    assert [s.name for s in trace.data.spans][:2] == ["retriever=bm25", "search"]
+    assert writer.flush() == []
+
+
+def read_only(uri: str) -> str:
+    """The store opened read-only (SQLite's own URI mode; chmod would not stop a test run as root)."""
+    return f"sqlite:///file:{uri.removeprefix('sqlite:///')}?mode=ro&uri=true"
+
+
+def test_a_store_that_refuses_the_traces_leaves_the_run_logged_and_says_why_in_one_line(tmp_path):
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    tracker = MLflowTracker(uri, "exp", str(tmp_path / "mlruns"), ui_hint=False, traces="none")
+    info = JobInfo(name="retriever=bm25", choices={}, overrides=[], params={}, config_yaml="")
+    result = RunResult(dataset="tiny", dataset_sha256="abc", rows=[row("q1")], metrics={})
+    result.write(tmp_path / "job")
+    run_id = tracker.log_job(JobOutcome(status="FINISHED", output_dir=tmp_path / "job", result=result), info, None)
+    writer = TraceWriter(read_only(uri))
+    assert writer.write(TraceJob(tracker._experiment(), run_id, "retriever=bm25", [row("q1")], None)) == 0
+    (line,) = writer.flush()
+    assert line == (f"NOT LOGGED the traces of retriever=bm25: the store {read_only(uri)} refused them: "
+                    "(sqlite3.OperationalError) attempt to write a readonly database")
+    assert writer.flush() == []
+
+
+@pytest.mark.parametrize("mode, expected", [("all", ["q1", "q2"]), ("answered", ["q1"]), ("none", [])])
+def test_tracking_traces_chooses_the_questions(mode, expected):
+    from harness.config.schemas.choices import Traces
+    from harness.tracking.mlflow_trace_writer import trace_rows
+
+    assert [r["question_id"] for r in trace_rows([row("q1"), row("q2", False)], Traces(mode))] == expected
+
+
+def test_the_stage_records_come_back_from_the_job_folder_as_they_were(tmp_path):
+    records = stages(["q1", "q2"], {"q1"})
+    RunResult(dataset="tiny", dataset_sha256="abc", rows=[row("q1"), row("q2", False)], metrics={},
+              stages=records).write(tmp_path)
+    assert RunResult.read(tmp_path).stages == records
+    assert "stages" not in (tmp_path / "metrics.json").read_text()
