@@ -142,6 +142,7 @@ def test_logs_an_align_run_to_mlflow(tmp_path, capsys, monkeypatch):
     assert (tmp_path / "conf" / "metrics" / "aligned" / "judge.yaml").is_file()  # default --config-dir ./conf
 
 
+@pytest.mark.slow
 def test_the_metric_config_loads_in_a_later_run_as_a_column(tmp_path):
     columns, human = synthetic()
     (tmp_path / "docs").mkdir()

@@ -29,6 +29,7 @@ pytestmark = pytest.mark.skipif(not (QAGS / "README.md").is_file(),
                                 reason=f"the QAGS reference data is not at {QAGS}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["xsum", "cnndm"])
 def test_meta_eval_reproduces_the_published_figures(tmp_path, name, capsys):
     write_qags_run_inputs(QAGS / f"qags_{name}.jsonl", tmp_path)

@@ -102,6 +102,7 @@ def ranx_results(tmp_path_factory) -> dict[str, dict]:
     return once(tmp_path_factory, "ranx_ranking", build)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("graded", [False, True])
 @pytest.mark.parametrize("seed", SEEDS)
 def test_matches_ranx_without_ties(seed, graded, ranx_results):

@@ -49,6 +49,7 @@ def ranx_fused(tmp_path_factory) -> dict[str, dict]:
     return once(tmp_path_factory, "ranx_rrf", build)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("rrf_k", RRF_KS)
 def test_rrf_equals_ranx(seed, rrf_k, ranx_fused):
