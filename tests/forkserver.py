@@ -16,7 +16,8 @@ atexit handlers, streams flushed).
 
 A real interpreter is started instead where the fork could differ: an environment that differs from
 the server's in a variable read when the interpreter starts or a preloaded library is imported
-(``SHARED_AT_START``; ``PYTHONWARNINGS`` is applied in the child), or ``HARNESS_TEST_FORK=0`` (the
+(``SHARED_AT_START``, less those read only when used and those the CLI sets itself before its
+imports; ``PYTHONWARNINGS`` is applied in the child), or ``HARNESS_TEST_FORK=0`` (the
 whole suite with real subprocesses, to compare). What is not the same: warnings that the preloaded
 imports themselves would print (none where ``PYTHONWARNINGS=ignore``, as ``run_cli`` sets), the
 hash seed (shared by the children) and the command line ``ps`` shows.
@@ -44,19 +45,32 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 # hold nearly all of the import time (sentence_transformers 3.2, mlflow's SQL store 1.9, torch 1.3 CPU
 # s); the harness's own modules cost tenths, so only its stable entry points are named here, and a
 # name that no longer imports (a module moved) is skipped: the children import what they need.
-PRELOAD = ("torch", "transformers.configuration_utils", "transformers.tokenization_utils_base",
+PRELOAD = ("harness", "torch", "transformers.configuration_utils", "transformers.tokenization_utils_base",
            "sentence_transformers", "mlflow.store.tracking.sqlalchemy_store", "mlflow.tracking",
            "sqlalchemy.dialects.sqlite", "hydra", "omegaconf", "scipy.stats", "bm25s", "git",
            "harness.cli.main", "harness.cli.sweep")
 SHARED_AT_START = ("PYTHON", "OMP_", "MKL_", "OPENBLAS_", "HF_", "TRANSFORMERS_", "TORCH", "TOKENIZERS_",
                    "MLFLOW_", "RAY_", "NUMBA_", "SENTENCE_TRANSFORMERS")
 APPLIED_IN_CHILD = ("PYTHONWARNINGS",)
+# Read by MLflow when used, not when imported (mlflow.environment_variables' .get() at call time):
+# the harness sets them in the test process itself (harness.tracking.store), and a child forked
+# with or without them behaves as a new interpreter would.
+READ_WHEN_USED = ("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR",
+                  "MLFLOW_HTTP_REQUEST_TIMEOUT", "MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "MLFLOW_DISABLE_TELEMETRY")
+# What the CLI sets (if unset) before it imports the libraries that read it: harness/__init__.py for
+# every command, harness/cli/main.py before a run or sweep (huggingface_hub reads it on import),
+# not before a subcommand. The server imports the libraries with these set; a request is compared
+# as its command would find itself once it set them.
+SET_BY_EVERY_COMMAND = {"MLFLOW_DISABLE_TELEMETRY": "true"}
+SET_BEFORE_A_RUN = {"HF_HUB_DISABLE_PROGRESS_BARS": "1"}
 HARNESS = [sys.executable, "-m", "harness"]
 
 # The environment the server starts with: this test process's as the tests were collected (a
 # test's monkeypatched variables reach only its own requests).
 _BASE_ENV = {k: v for k, v in os.environ.items() if k not in APPLIED_IN_CHILD}
+_SERVER_ENV = {**SET_BY_EVERY_COMMAND, **SET_BEFORE_A_RUN, **_BASE_ENV}
 _STATE: dict[str, object] = {}
+_PARENT = "HARNESS_TEST_FORKSERVER_PARENT"  # the test process's pid, in the server's environment
 # CPU seconds of the forked children and of the server (tests/cpu_profile.py adds them to this
 # process's: they are not its children).
 CPU = {"children": 0.0, "server": 0.0}
@@ -82,7 +96,7 @@ def popen(command, *, cwd=None, env=None, capture_output: bool = True, text: boo
     this process ignores it (``preexec_fn`` resetting it to SIG_DFL)."""
     command = [str(a) for a in command]
     env = dict(os.environ if env is None else env)
-    if command[:3] == HARNESS and capture_output and text and _forkable(env):
+    if command[:3] == HARNESS and capture_output and text and _forkable(command[3:], env):
         return Forked(command, cwd, env, sigint_default or signal.getsignal(signal.SIGINT) != signal.SIG_IGN)
     pipe = subprocess.PIPE if capture_output else None
     reset = (lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)) if sigint_default else None
@@ -159,11 +173,14 @@ class Forked:
         return data.decode(locale.getpreferredencoding(False)).replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _forkable(env: dict[str, str]) -> bool:
+def _forkable(args: list[str], env: dict[str, str]) -> bool:
     if os.environ.get("HARNESS_TEST_FORK", "1") == "0" or not hasattr(os, "fork"):
         return False
-    changed = {k for k in env.keys() | _BASE_ENV.keys() if env.get(k) != _BASE_ENV.get(k)}
-    return not any(k.startswith(SHARED_AT_START) for k in changed - set(APPLIED_IN_CHILD))
+    from harness.cli.subcommands import SUBCOMMANDS
+
+    found = {**SET_BY_EVERY_COMMAND, **({} if args[:1] and args[0] in SUBCOMMANDS else SET_BEFORE_A_RUN), **env}
+    changed = {k for k in found.keys() | _SERVER_ENV.keys() if found.get(k) != _SERVER_ENV.get(k)}
+    return not any(k.startswith(SHARED_AT_START) for k in changed - set(APPLIED_IN_CHILD) - set(READ_WHEN_USED))
 
 
 def _work_folder() -> str:
@@ -182,7 +199,8 @@ def _server() -> str:
     _STATE["log"] = log = path + ".log"
     with open(log, "wb") as output:
         process = subprocess.Popen([sys.executable, "-m", "tests.forkserver", path], cwd=PROJECT_ROOT,
-                                   env=_BASE_ENV, stdin=subprocess.DEVNULL, stdout=output, stderr=output)
+                                   env={**_SERVER_ENV, _PARENT: str(os.getpid())}, stdin=subprocess.DEVNULL,
+                                   stdout=output, stderr=output)
     atexit.register(_stop, process)
     deadline = time.monotonic() + 600
     while not os.path.exists(path):
@@ -209,6 +227,7 @@ def serve(path: str) -> None:
     import resource
     import warnings
 
+    _die_with_parent(int(os.environ.get(_PARENT, "0")))
     _STARTUP_FILTERS.extend(warnings.filters)
     for name in PRELOAD:
         try:
@@ -239,9 +258,11 @@ def serve(path: str) -> None:
 def _wait(connection: socket.socket, request: dict, server_cpu: float) -> None:
     """The waiter: forks the child, reports its pid, then its exit status and CPU; never returns."""
     try:
+        _die_with_parent(os.getppid())
         pid = os.fork()
         if pid == 0:
             connection.close()
+            _die_with_parent(os.getppid())
             _child(request)
         connection.sendall(f"{pid}\n".encode())
         _, status, usage = os.wait4(pid, 0)
@@ -266,6 +287,8 @@ def _child(request: dict) -> None:
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])
+        for name, value in SET_BY_EVERY_COMMAND.items():  # harness/__init__.py ran in the server
+            os.environ.setdefault(name, value)
         signal.signal(signal.SIGINT, signal.default_int_handler if request["sigint"] else signal.SIG_IGN)
         random.seed()
         if "numpy" in sys.modules:
@@ -298,6 +321,19 @@ def _child(request: dict) -> None:
         _finalise()
     finally:
         os._exit(status if isinstance(status, int) else 1)
+
+
+def _die_with_parent(parent: int) -> None:
+    """SIGKILL when ``parent`` ends (Linux), so that a test process killed, or stopped by Ctrl-C
+    before its atexit handlers run, leaves no server, waiter or CLI run behind."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # it ended before the signal was asked for
+        os._exit(1)
 
 
 def _finalise() -> None:
