@@ -59,6 +59,19 @@ TINY_DATASET_OVERRIDES = [
 
 
 @pytest.fixture
+def one_ray_cluster_at_a_time(tmp_path_factory):
+    """Held while a test runs a local Ray cluster (2 CPUs each): the session's workers start one at a
+    time, as two clusters side by side on 2 cores slow each other down most of all (the Ray Data test
+    took 40-92 s alone, 316-323 s beside the rest of the suite)."""
+    from filelock import FileLock
+
+    from tests.shared import shared_root
+
+    with FileLock(str(shared_root(tmp_path_factory) / "ray.lock")):
+        yield
+
+
+@pytest.fixture
 def compose():
     """compose(overrides) -> the real root config with those overrides."""
     from hydra import compose as hydra_compose

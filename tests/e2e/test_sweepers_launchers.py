@@ -33,6 +33,7 @@ def test_race_and_study_with_joblib(tmp_path):
     check_study(study, study / "sweep", sweep(study, *STUDY, *JOBLIB).stdout)
 
 
+@pytest.mark.usefixtures("one_ray_cluster_at_a_time")
 def test_race_with_ray(tmp_path):
     ray_tmp = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # Ray's unix sockets need a short path
     try:
