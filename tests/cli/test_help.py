@@ -8,11 +8,10 @@ import sys
 from harness import __version__
 from harness.cli.subcommands import SUBCOMMANDS
 from tests.conftest import PROJECT_ROOT
-from tests.forkserver import run as forked
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return forked([sys.executable, "-m", "harness", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True, timeout=120)
 
 
 def test_help_page_lists_groups_subcommands_and_examples():
