@@ -1,4 +1,5 @@
-# Two commands: `make run` (set up, then the demo sweep) and `make test` (set up, then every test).
+# Two commands: `make run` (set up, then the demo sweep) and `make test` (set up, then every test);
+# `make test-fast` runs the unit tests only, for the inner loop.
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
@@ -9,7 +10,7 @@ export TOKENIZERS_PARALLELISM := false
 # mkdocs-material prints a notice about its successor on every build.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: run test docs install bench bench-launchers bench-scifact clean
+.PHONY: run test test-fast docs install bench bench-launchers bench-scifact clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +45,12 @@ docs: $(STAMP)
 # docs build first.
 test: docs
 	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist worksteal --durations=25
+
+# The inner loop: the unit tests only, without the docs build, tests/e2e, the browser test and the
+# tests marked slow (end-to-end runs, real models, simulations, reference-library compiles).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist worksteal -m "not slow" \
+		--ignore=tests/e2e --ignore=tests/browser
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/demo_sweep.py

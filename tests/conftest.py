@@ -26,6 +26,15 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(PROJECT_ROOT), os.environ.get("PYTHONPATH")) if p)
 
 
+def pytest_configure(config):
+    """``HARNESS_TEST_CPU=FOLDER``: CPU seconds per test into FOLDER (tests/cpu_profile.py)."""
+    if os.environ.get("HARNESS_TEST_CPU"):
+        from tests import cpu_profile
+
+        config.pluginmanager.register(cpu_profile, "harness_cpu_profile")
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown under -p no:xdist
 def pytest_xdist_auto_num_workers(config) -> int:
     """``-n auto``: one test process more than the cores this process may run on (``make test``
     caps it at 4). A worker spends about a quarter of its time waiting (on the services and CLI
@@ -47,6 +56,19 @@ TINY_DATASET_OVERRIDES = [
     f"dataset.questions={TINY / 'questions.jsonl'}",
     f"dataset.documents={TINY / 'docs'}",
 ]
+
+
+@pytest.fixture
+def one_ray_cluster_at_a_time(tmp_path_factory):
+    """Held while a test runs a local Ray cluster (2 CPUs each): the session's workers start one at a
+    time, as two clusters side by side on 2 cores slow each other down most of all (the Ray Data test
+    took 40-92 s alone, 316-323 s beside the rest of the suite)."""
+    from filelock import FileLock
+
+    from tests.shared import shared_root
+
+    with FileLock(str(shared_root(tmp_path_factory) / "ray.lock")):
+        yield
 
 
 @pytest.fixture

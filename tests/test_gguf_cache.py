@@ -20,6 +20,7 @@ def entries(root):
     return sorted(p for p in (root / "v2" / gguf_cache.NAMESPACE).glob("*") if not p.name.startswith("."))
 
 
+@pytest.mark.slow
 def test_cached_smollm2_equals_the_gguf_file(tmp_path, monkeypatch):
     monkeypatch.setenv(gguf_cache.ENV, str(tmp_path))
     direct_tokenizer, direct = gguf_cache.load_gguf(SMOLLM2, GGUF)  # a miss: read from the GGUF file, stored

@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -16,8 +15,8 @@ import pytest
 from harness.align.evaluate import align
 from harness.align.settings import AlignSettings
 from harness.cli.align import main
-from harness.config.resolvers import PROJECT_ROOT
 from harness.human.table import read_run_table
+from tests.forkserver import run as forked
 from tests.metaeval.conftest import labels_file, run_folder, write_jsonl
 
 QUESTIONS = 60
@@ -143,6 +142,7 @@ def test_logs_an_align_run_to_mlflow(tmp_path, capsys, monkeypatch):
     assert (tmp_path / "conf" / "metrics" / "aligned" / "judge.yaml").is_file()  # default --config-dir ./conf
 
 
+@pytest.mark.slow
 def test_the_metric_config_loads_in_a_later_run_as_a_column(tmp_path):
     columns, human = synthetic()
     (tmp_path / "docs").mkdir()
@@ -163,8 +163,8 @@ def test_the_metric_config_loads_in_a_later_run_as_a_column(tmp_path):
                    "chunker=none", "generator=predictions", f"generator.path={tmp_path / 'preds.jsonl'}",
                    "metrics.answer.bertscore=null", "tracking=none", f"cache.dir={tmp_path / 'cache'}",
                    f"hydra.run.dir={tmp_path / folder}"]
-        done = subprocess.run(command, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)},
-                              capture_output=True, text=True, timeout=600)
+        done = forked(command, cwd=tmp_path, env=dict(os.environ),
+                      capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         return [json.loads(line) for line in (tmp_path / folder / "per_question.jsonl").open()]
 

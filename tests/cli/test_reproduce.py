@@ -12,16 +12,17 @@ from mlflow.tracking import MlflowClient
 
 from tests.conftest import TINY_DATASET_OVERRIDES
 from tests.e2e.test_sweep import run_cli
+from tests.forkserver import run as forked
 
 pytestmark = pytest.mark.slow
 
 
 def reproduce(tmp_path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"}
-    return subprocess.run([sys.executable, "-m", "harness", "reproduce", *args,
-                           "--tracking-uri", f"sqlite:///{tmp_path / 'mlflow.db'}",
-                           f"hydra.run.dir={tmp_path / 'again'}"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    return forked([sys.executable, "-m", "harness", "reproduce", *args,
+                   "--tracking-uri", f"sqlite:///{tmp_path / 'mlflow.db'}",
+                   f"hydra.run.dir={tmp_path / 'again'}"],
+                  cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
 
 
 def test_reproduce_gives_identical_metrics_and_config_and_logs_paths_portably(tmp_path):

@@ -8,11 +8,14 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import PROJECT_ROOT
 
 PAGE = PROJECT_ROOT / "docs" / "how-to" / "mlflow-genai.md"
 
 
+@pytest.mark.slow
 def test_the_scorer_example_runs_and_prints_the_figures_on_the_page(tmp_path):
     [example] = re.findall(r"```python\n(.*?)```", PAGE.read_text(), flags=re.S)
     printed = ast.literal_eval(example.strip().splitlines()[-1].removeprefix("# "))

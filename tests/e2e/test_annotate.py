@@ -7,7 +7,6 @@ import csv
 import json
 import os
 import random
-import subprocess
 import sys
 
 import numpy as np
@@ -18,6 +17,7 @@ from sklearn.metrics import cohen_kappa_score
 from harness.cli.annotate import main as annotate
 from harness.human.export import ENCODING
 from tests.conftest import PROJECT_ROOT
+from tests.forkserver import run as forked
 from tests.human.conftest import answered_row, fill_sheet
 
 DEMO = PROJECT_ROOT / "experiments" / "demo" / "annotations"
@@ -148,9 +148,9 @@ def test_errors_exit_2_with_a_clear_message(store, tmp_path, capsys):
 
 
 def test_the_console_script_dispatches_and_documents_annotate(tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
-    result = subprocess.run([sys.executable, "-m", "harness", "annotate", "import", "--help"], cwd=tmp_path,
-                            env=env, capture_output=True, text=True, timeout=120)
+    env = dict(os.environ)  # PYTHONPATH: this checkout first (tests/conftest.py)
+    result = forked([sys.executable, "-m", "harness", "annotate", "import", "--help"], cwd=tmp_path,
+                    env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0
     assert "--no-tracking" in result.stdout and "two or more annotators" in result.stdout
 

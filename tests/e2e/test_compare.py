@@ -9,6 +9,7 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from harness.cli.compare import main as compare
+from tests.forkserver import run as forked
 
 
 @pytest.fixture
@@ -95,11 +96,10 @@ def test_compare_an_experiment_reproduces_the_sweeps_own_report(tmp_path, capsys
     """A real sweep with a guard, Wilcoxon and BH; compare reads those settings back from the sweep."""
     import csv
     import os
-    import subprocess
     import sys
 
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
-    done = subprocess.run(
+    done = forked(
         [sys.executable, "-m", "harness", "-m", f"tracking.tracking_uri={uri}",
          f"tracking.artifact_location={tmp_path / 'mlruns'}", f"cache.dir={tmp_path / 'cache'}",
          f"hydra.sweep.dir={tmp_path / 'sweep'}", "experiment_name=rep", "retriever=bm25",

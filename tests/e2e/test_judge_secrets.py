@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from werkzeug import Request, Response
 
 from tests.conftest import TINY_DATASET_OVERRIDES
 from tests.e2e.test_sweep import runs_of, split
+from tests.forkserver import run as forked
 
 pytestmark = pytest.mark.slow
 KEY_ENV = "HARNESS_E2E_SECRET_KEY"
@@ -51,7 +51,7 @@ def test_api_keys_never_reach_runs_artifacts_or_the_cache(tmp_path, httpserver):
             "rubric=[answer_score,retrieval_grade]"]
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     env.update({KEY_ENV: SECRET, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"})
-    done = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    done = forked(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     # The key is nowhere on disk: not in MLflow's database, artifacts, the cache, the sweep's
     # folders or the captured output...

@@ -6,7 +6,6 @@ input (name, digest, source), also when ``harness sync`` logs the sweep into ano
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 
 import pytest
@@ -16,6 +15,7 @@ from omegaconf import OmegaConf
 from harness.data.questions_jsonl import load_questions_jsonl
 from tests.conftest import TINY, TINY_DATASET_OVERRIDES
 from tests.e2e.test_sweep import run_cli, runs_of, split
+from tests.forkserver import run as forked
 
 pytestmark = pytest.mark.slow
 
@@ -66,9 +66,9 @@ def test_parent_names_its_champion_and_every_run_its_dataset(tmp_path):
 
     # `harness sync` into a store that never saw the sweep logs the champion and the inputs again.
     other = f"sqlite:///{tmp_path / 'other.db'}"
-    synced = subprocess.run([sys.executable, "-m", "harness", "sync", str(tmp_path / "sweep"),
-                             f"tracking.tracking_uri={other}", f"tracking.artifact_location={tmp_path / 'other'}"],
-                            cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    synced = forked([sys.executable, "-m", "harness", "sync", str(tmp_path / "sweep"),
+                     f"tracking.tracking_uri={other}", f"tracking.artifact_location={tmp_path / 'other'}"],
+                    cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert synced.returncode == 0, synced.stderr[-3000:]
     client = MlflowClient(other)
     runs = client.search_runs([client.get_experiment_by_name("e2e").experiment_id])

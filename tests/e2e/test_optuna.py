@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.test_racing import command, env, kill_after, resume, runs
+from tests.forkserver import run as forked
 
 pytestmark = pytest.mark.slow
 
@@ -30,8 +30,8 @@ def check_study(folder: Path, sweep_dir: Path, stdout: str) -> None:
 
 
 def test_optuna_study_lands_under_one_parent(tmp_path):
-    done = subprocess.run(command(tmp_path, *STUDY, f"hydra.sweep.dir={tmp_path / 'sweep'}"), cwd=tmp_path,
-                          env=env(), capture_output=True, text=True, timeout=600)
+    done = forked(command(tmp_path, *STUDY, f"hydra.sweep.dir={tmp_path / 'sweep'}"), cwd=tmp_path,
+                  env=env(), capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     check_study(tmp_path, tmp_path / "sweep", done.stdout)
 

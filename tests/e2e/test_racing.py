@@ -21,6 +21,8 @@ from mlflow.tracking import MlflowClient
 from harness.data.questions_jsonl import load_questions_jsonl
 from harness.racing.order import first_questions
 from tests.conftest import PROJECT_ROOT
+from tests.forkserver import popen
+from tests.forkserver import run as forked
 
 pytestmark = pytest.mark.slow
 
@@ -82,15 +84,15 @@ def check_race(folder: Path, sweep_dir: Path, stdout: str) -> None:
 
 
 def test_race_drops_the_loser_early_and_logs_it(tmp_path):
-    done = subprocess.run(command(tmp_path, *RACE, f"hydra.sweep.dir={tmp_path / 'sweep'}"), cwd=tmp_path,
-                          env=env(), capture_output=True, text=True, timeout=600)
+    done = forked(command(tmp_path, *RACE, f"hydra.sweep.dir={tmp_path / 'sweep'}"), cwd=tmp_path,
+                  env=env(), capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     check_race(tmp_path, tmp_path / "sweep", done.stdout)
     # `harness report` shows the eliminations and the race's leaderboard columns too.
     page = tmp_path / "report.html"
-    report = subprocess.run([sys.executable, "-m", "harness", "report", str(tmp_path / "sweep"), "--html", str(page),
-                             "--tracking-uri", f"sqlite:///{tmp_path / 'mlflow.db'}"], cwd=tmp_path, env=env(),
-                            capture_output=True, text=True, timeout=300)
+    report = forked([sys.executable, "-m", "harness", "report", str(tmp_path / "sweep"), "--html", str(page),
+                     "--tracking-uri", f"sqlite:///{tmp_path / 'mlflow.db'}"], cwd=tmp_path, env=env(),
+                    capture_output=True, text=True, timeout=300)
     assert report.returncode == 0, report.stderr[-3000:]
     text = page.read_text()
     assert f"eliminated {LOSER}: worse than {WINNER}" in text and "race/eliminated_round" in text
@@ -98,8 +100,7 @@ def test_race_drops_the_loser_early_and_logs_it(tmp_path):
 
 def kill_after(folder: Path, overrides: list[str], jobs: int) -> Path:
     """Starts a sweep in ``folder``, stops it with SIGTERM once ``jobs`` jobs have finished; its folder."""
-    process = subprocess.Popen(command(folder, *overrides), cwd=folder, env=env(), stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+    process = popen(command(folder, *overrides), cwd=folder, env=env())
     deadline = time.monotonic() + 600
     while len(list(folder.glob("multirun/*/*/*/summary.json"))) < jobs and time.monotonic() < deadline:
         assert process.poll() is None, process.communicate()[1][-3000:]
@@ -111,8 +112,8 @@ def kill_after(folder: Path, overrides: list[str], jobs: int) -> Path:
 
 
 def resume(folder: Path, overrides: list[str], sweep_dir: Path) -> subprocess.CompletedProcess:
-    done = subprocess.run(command(folder, *overrides, f"+resume={sweep_dir}"), cwd=folder, env=env(),
-                          capture_output=True, text=True, timeout=600)
+    done = forked(command(folder, *overrides, f"+resume={sweep_dir}"), cwd=folder, env=env(),
+                  capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return done
 

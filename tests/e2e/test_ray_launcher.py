@@ -63,6 +63,7 @@ def _ray_processes(temp_dir: str) -> list[psutil.Process]:
     return found
 
 
+@pytest.mark.usefixtures("one_ray_cluster_at_a_time")
 def test_ray_sweep_matches_the_basic_launcher(tmp_path):
     basic, ray = tmp_path / "basic", tmp_path / "ray"
     basic.mkdir()
@@ -138,6 +139,7 @@ def check_console(ray: str, basic: str, folders: dict[Path, str]) -> None:
     assert _console_lines(basic, folders) <= _console_lines(ray, folders)
 
 
+@pytest.mark.usefixtures("one_ray_cluster_at_a_time")
 def test_ctrl_c_stops_the_local_ray_cluster_with_every_process(tmp_path):
     # Ctrl-C sends SIGINT to the whole foreground process group: the harness and the Ray processes it
     # started (raylet, GCS, agents, workers). The harness marks its runs KILLED and ends the cluster.

@@ -19,6 +19,8 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from tests.conftest import TINY_DATASET_OVERRIDES
+from tests.forkserver import popen
+from tests.forkserver import run as forked
 
 pytestmark = pytest.mark.slow
 
@@ -48,9 +50,7 @@ def finished_summaries(folder: Path) -> list[dict]:
 def run_and_kill(folder: Path, signum: int, after_jobs: int, overrides: list[str]) -> subprocess.CompletedProcess:
     """Starts a sweep and sends ``signum`` once ``after_jobs`` jobs have finished."""
     # A process started in the background may inherit SIGINT ignored; a terminal's Ctrl-C would not be.
-    process = subprocess.Popen(harness(folder, *overrides), cwd=folder, env=env(), stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True,
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    process = popen(harness(folder, *overrides), cwd=folder, env=env(), sigint_default=True)
     deadline = time.monotonic() + 600
     while len(finished_summaries(folder)) < after_jobs and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -65,8 +65,8 @@ def resume(folder: Path, overrides: list[str], target: str | None = None) -> sub
     """Resumes the sweep in ``folder``: by its folder, or by ``target`` (a parent run id)."""
     (sweep_dir,) = folder.glob("multirun/*/*")
     target = target or str(sweep_dir.relative_to(folder))
-    return subprocess.run(harness(folder, *overrides, f"+resume={target}"), cwd=folder,
-                          env=env(), capture_output=True, text=True, timeout=900)
+    return forked(harness(folder, *overrides, f"+resume={target}"), cwd=folder,
+                  env=env(), capture_output=True, text=True, timeout=900)
 
 
 def sweep_runs(folder: Path) -> tuple[object, list]:
@@ -108,8 +108,8 @@ def test_sigterm_kills_open_runs_and_resume_finishes_only_the_rest(tmp_path):
     with open(sweep_dir / "leaderboard.csv") as board:
         assert len(list(csv.DictReader(board))) == 6
 
-    whole = subprocess.run(harness(tmp_path / "whole", *SIX_JOBS), cwd=tmp_path / "whole", env=env(),
-                           capture_output=True, text=True, timeout=900)
+    whole = forked(harness(tmp_path / "whole", *SIX_JOBS), cwd=tmp_path / "whole", env=env(),
+                   capture_output=True, text=True, timeout=900)
     assert whole.returncode == 0, whole.stderr[-3000:]
     expected = metrics_by_job(sweep_runs(tmp_path / "whole")[1])
     assert metrics_by_job(finished) == expected and len(expected) == 6
@@ -136,8 +136,8 @@ def test_resume_marks_runs_of_a_sigkilled_sweep_killed(tmp_path):
 
 
 def test_resume_of_an_unknown_run_stops_before_anything_runs(tmp_path):
-    done = subprocess.run(harness(tmp_path, *TINY_DATASET_OVERRIDES, "retriever=bm25,dense", "+resume=no_such_run"),
-                          cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=300)
+    done = forked(harness(tmp_path, *TINY_DATASET_OVERRIDES, "retriever=bm25,dense", "+resume=no_such_run"),
+                  cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=300)
     assert done.returncode == 2
     assert "it cannot be resumed" in done.stderr and "no_such_run" in done.stderr
     assert not (tmp_path / "multirun").exists()

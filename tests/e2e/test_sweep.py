@@ -14,6 +14,7 @@ from mlflow.tracking import MlflowClient
 
 from harness.data.questions_jsonl import load_questions_jsonl
 from tests.conftest import PROJECT_ROOT, TINY, TINY_DATASET_OVERRIDES
+from tests.forkserver import run as forked
 
 pytestmark = pytest.mark.slow
 
@@ -29,7 +30,7 @@ def run_cli(tmp_path: Path, *overrides: str, multirun: bool = True,
             f"hydra.run.dir={tmp_path / 'run'}",
             "experiment_name=e2e", *overrides]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore", **(env or {})}
-    return subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=timeout)
+    return forked(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=timeout)
 
 
 def runs_of(tmp_path: Path) -> tuple[MlflowClient, list]:

@@ -4,7 +4,6 @@ race (eliminations, runs, figures) and a study under one parent run."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 import tempfile
 
 import pytest
@@ -12,6 +11,7 @@ import pytest
 from tests.e2e.test_optuna import STUDY, check_study
 from tests.e2e.test_racing import RACE, check_race, command, env
 from tests.e2e.test_ray_launcher import MARK, _ray_processes
+from tests.forkserver import run as forked
 
 pytestmark = pytest.mark.slow
 
@@ -19,8 +19,8 @@ JOBLIB = ["hydra/launcher=joblib", "hydra.launcher.n_jobs=2"]
 
 
 def sweep(folder, *overrides, extra_env=None):
-    done = subprocess.run(command(folder, *overrides, f"hydra.sweep.dir={folder / 'sweep'}"), cwd=folder,
-                          env={**env(), **(extra_env or {})}, capture_output=True, text=True, timeout=600)
+    done = forked(command(folder, *overrides, f"hydra.sweep.dir={folder / 'sweep'}"), cwd=folder,
+                  env={**env(), **(extra_env or {})}, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return done
 
@@ -33,6 +33,7 @@ def test_race_and_study_with_joblib(tmp_path):
     check_study(study, study / "sweep", sweep(study, *STUDY, *JOBLIB).stdout)
 
 
+@pytest.mark.usefixtures("one_ray_cluster_at_a_time")
 def test_race_with_ray(tmp_path):
     ray_tmp = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # Ray's unix sockets need a short path
     try:

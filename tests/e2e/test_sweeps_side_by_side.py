@@ -11,6 +11,7 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from tests.conftest import TINY_DATASET_OVERRIDES
+from tests.forkserver import popen
 
 pytestmark = pytest.mark.slow
 
@@ -21,7 +22,7 @@ def start_sweep(tmp_path: Path, retrievers: str) -> subprocess.Popen:
             f"tracking.artifact_location={tmp_path / 'mlruns'}", f"cache.dir={tmp_path / 'cache'}",
             "experiment_name=side", *TINY_DATASET_OVERRIDES, "chunker=none,recursive", f"retriever={retrievers}"]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"}
-    return subprocess.Popen(args, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return popen(args, cwd=tmp_path, env=env)
 
 
 def test_two_sweeps_started_together_each_keep_their_own_parent_and_children(tmp_path):

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import TINY_DATASET_OVERRIDES
+from tests.forkserver import run as forked
 
 pytestmark = pytest.mark.slow
 
@@ -33,7 +34,7 @@ def harness(tmp_path: Path, *args: str, pythonpath: Path | None = None) -> subpr
         env["PYTHONPATH"] = os.pathsep.join([str(pythonpath), env.get("PYTHONPATH", "")])
     command = [sys.executable, "-m", "harness", *args, "tracking=none", f"cache.dir={tmp_path / 'cache'}",
                f"hydra.run.dir={tmp_path / 'run'}", f"hydra.sweep.dir={tmp_path / 'sweep'}"]
-    return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    return forked(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
 
 
 @pytest.mark.parametrize("target", HOSTILE)

@@ -22,6 +22,8 @@ from harness.cli.annotate import main as annotate
 from harness.cli.compare import main as compare
 from harness.cli.meta_eval import main as meta_eval
 from tests.conftest import TINY_DATASET_OVERRIDES
+from tests.forkserver import popen
+from tests.forkserver import run as forked
 from tests.services import mlflow_server, postgres, start_mlflow_server
 
 pytestmark = pytest.mark.slow
@@ -57,8 +59,8 @@ def _isolated_env(monkeypatch):
 
 def harness(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     environment = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore", **(env or {})}
-    return subprocess.run([sys.executable, "-m", "harness", *args], cwd=cwd, env=environment,
-                          capture_output=True, text=True, timeout=900)
+    return forked([sys.executable, "-m", "harness", *args], cwd=cwd, env=environment,
+                  capture_output=True, text=True, timeout=900)
 
 
 def sweep_args(tmp_path: Path, uri: str, *extra: str) -> list[str]:
@@ -168,8 +170,7 @@ def test_a_server_lost_mid_sweep_keeps_the_results_and_sync_logs_them(database, 
     doomed = start_mlflow_server(database, artifacts)
     args = sweep_args(tmp_path, doomed.uri, "experiment_name=lost", "tracking.server.retry_seconds=2")
     environment = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"}
-    sweep = subprocess.Popen([sys.executable, "-m", "harness", *args], cwd=tmp_path, env=environment,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    sweep = popen([sys.executable, "-m", "harness", *args], cwd=tmp_path, env=environment)
     state = tmp_path / "sweep" / ".harness_sweep.json"
     try:
         deadline = time.monotonic() + 300

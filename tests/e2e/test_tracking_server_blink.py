@@ -16,6 +16,7 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from tests.conftest import TINY_DATASET_OVERRIDES
+from tests.forkserver import popen
 from tests.services import free_port, start_mlflow_server
 
 pytestmark = pytest.mark.slow
@@ -29,8 +30,7 @@ def start_sweep(tmp_path: Path, uri: str, retry_seconds: int) -> subprocess.Pope
             f"tracking.server.retry_seconds={retry_seconds}", f"cache.dir={tmp_path / 'cache'}",
             f"hydra.sweep.dir={tmp_path / 'sweep'}", "experiment_name=blink"]
     environment = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"}
-    return subprocess.Popen([sys.executable, "-m", "harness", *args], cwd=tmp_path, env=environment,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return popen([sys.executable, "-m", "harness", *args], cwd=tmp_path, env=environment)
 
 
 def wait_for_parent(sweep: subprocess.Popen, tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from scipy.stats import pearsonr, zscore
 from harness.cli.meta_eval import main as meta_eval
 from harness.config.resolvers import PROJECT_ROOT
 from harness.metaeval.qags import write_qags_run_inputs
+from tests.forkserver import run as forked
 
 QAGS = PROJECT_ROOT.parent / "shared" / "data" / "qags"
 # The README's tables: (Pearson, Spearman, Kendall) against human_consistency.
@@ -29,6 +29,7 @@ pytestmark = pytest.mark.skipif(not (QAGS / "README.md").is_file(),
                                 reason=f"the QAGS reference data is not at {QAGS}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["xsum", "cnndm"])
 def test_meta_eval_reproduces_the_published_figures(tmp_path, name, capsys):
     write_qags_run_inputs(QAGS / f"qags_{name}.jsonl", tmp_path)
@@ -41,7 +42,7 @@ def test_meta_eval_reproduces_the_published_figures(tmp_path, name, capsys):
                "++metrics.combined.combinations.overlap_unieval={answer/faithfulness:1.0,external/unieval:1.0}",
                f"hydra.run.dir={run}"]
     env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
-    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    done = forked(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     out = tmp_path / "report"
     assert meta_eval([str(run), "--labels", str(tmp_path / "labels.jsonl"), "--scale", "0", "1",

@@ -16,6 +16,7 @@ from harness.metrics.ranking import (
     recall_at_k,
     reciprocal_rank,
 )
+from tests.shared import once
 
 CUTOFFS = (1, 3, 5, 10)
 SEEDS = range(50)
@@ -75,28 +76,48 @@ def test_matches_pytrec_eval_with_ties(seed, graded):
             assert ours[qid][name] == pytest.approx(value, abs=TOL), (qid, name)
 
 
+RANX_MAPPING = {"ndcg": "ndcg_cut", "recall": "recall", "mrr": "mrr", "hit_rate": "success", "map": "map_cut"}
+RANX_METRICS = [f"{m}@{k}" for m in RANX_MAPPING for k in CUTOFFS]
+
+
+@pytest.fixture(scope="session")
+def ranx_results(tmp_path_factory) -> dict[str, dict]:
+    """ranx's per-query values and query order for every case, computed in one test process: numba
+    compiles ranx's functions in each process that calls it (about 50 CPU s, more than all these
+    comparisons together), so the other xdist workers read the values instead of compiling again."""
+
+    def build(_folder) -> dict[str, dict]:
+        results = {}
+        for seed in SEEDS:
+            for graded in (False, True):
+                qrels, run = _random_case(seed, ties=False, graded=graded)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # numba type-safety noise
+                    expected = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), RANX_METRICS, return_mean=False)
+                    order = list(ranx.Run(run).keys())
+                results[f"{seed}-{graded}"] = {"order": order,
+                                               "values": {m: [float(v) for v in expected[m]] for m in RANX_METRICS}}
+        return results
+
+    return once(tmp_path_factory, "ranx_ranking", build)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("graded", [False, True])
 @pytest.mark.parametrize("seed", SEEDS)
-def test_matches_ranx_without_ties(seed, graded):
+def test_matches_ranx_without_ties(seed, graded, ranx_results):
     qrels, run = _random_case(seed, ties=False, graded=graded)
     for scores in run.values():
         assert len(set(scores.values())) == len(scores)
     qids = sorted(run)
-    mapping = {"ndcg": "ndcg_cut", "recall": "recall", "mrr": "mrr",
-               "hit_rate": "success", "map": "map_cut"}
-    metrics = [f"{m}@{k}" for m in mapping for k in CUTOFFS]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # numba type-safety noise
-        expected = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), metrics,
-                                 return_mean=False)
+    expected = ranx_results[f"{seed}-{graded}"]
     ours = _our_metrics(qrels, run)
     # ranx orders queries by id; make sure that assumption holds.
-    assert list(ranx.Run(run).keys()) == qids
-    for metric in metrics:
+    assert expected["order"] == qids
+    for metric in RANX_METRICS:
         name, k = metric.split("@")
-        for qid, value in zip(qids, expected[metric]):
-            assert ours[qid][f"{mapping[name]}_{k}"] == pytest.approx(float(value), abs=TOL), (
-                qid, metric)
+        for qid, value in zip(qids, expected["values"][metric]):
+            assert ours[qid][f"{RANX_MAPPING[name]}_{k}"] == pytest.approx(value, abs=TOL), (qid, metric)
 
 
 def test_rank_by_score_breaks_ties_by_id_descending():

@@ -35,6 +35,7 @@ def test_hoeffding_by_hand():
     assert hoeffding_lower(x, alpha=0.1) == pytest.approx(expected, abs=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("test", ["betting", "empirical_bernstein", "hoeffding"])
 def test_time_uniform_coverage(test):
     # The bound must stay below the true mean at every time at once in >= 1 - alpha of the streams.

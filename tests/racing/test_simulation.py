@@ -82,6 +82,7 @@ def test_unadjusted_peeking_would_not_be_valid():
     assert rejected / 300 > 0.1
 
 
+@pytest.mark.slow
 def test_bets_on_the_running_leader_keep_every_best_configuration_and_drop_losers_sooner():
     # The default rule: with three configurations tied for best, none of them is eliminated in more
     # than alpha of the races, and the losers leave sooner than under the pairwise rule.
@@ -95,6 +96,7 @@ def test_bets_on_the_running_leader_keep_every_best_configuration_and_drop_loser
     assert np.mean([r.evaluations for r in leader]) < np.mean([r.evaluations for r in pairwise])
 
 
+@pytest.mark.slow
 def test_bets_on_the_running_leader_are_valid_when_every_configuration_ties():
     # The hardest case for the default rule: every configuration is a best one, so any elimination is
     # an error; at alpha 0.2 over 150 seeded races of 6 equal configurations, at most 20% see one.

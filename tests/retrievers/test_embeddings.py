@@ -107,6 +107,7 @@ def test_multi_process_pool_gives_the_same_embeddings(spec, single_process, tmp_
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("one_ray_cluster_at_a_time")
 def test_ray_data_on_a_local_ray_gives_the_same_embeddings(spec, single_process, tmp_path):
     import ray
 

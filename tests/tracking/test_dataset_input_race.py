@@ -28,6 +28,7 @@ JOB = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_four_jobs_logging_one_dataset_at_once_all_succeed(tmp_path):
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     client = MlflowClient(uri)
