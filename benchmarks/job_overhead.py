@@ -1,6 +1,6 @@
 """What the harness costs per job once the cache is warm: a 64-job sweep of cheap jobs and `make run`'s re-run.
 
-    python benchmarks/job_overhead.py [--jobs 64] [--repeats 1] [--code DIR ...] [--skip-demo] [--json FILE]
+    python benchmarks/job_overhead.py [--jobs 64] [--repeats 1] [--code DIR ...] [--skip-demo] [--json FILE] [-- overrides]
 
 Two sweeps, each run once to fill its cache and MLflow store (the demo's first run is `make run` from a
 cold cache, timed as ``demo_cold_s``), then re-run identically ``--repeats`` times:
@@ -150,8 +150,8 @@ def timed_run(code: Path, folder: Path, arguments: list[str]) -> dict:
     return {"wall": wall, "cpu": cpu, "phases_wall": measured["wall"], "phases_cpu": measured["cpu"]}
 
 
-def sweep_arguments(kind: str, jobs: int, folder: Path, cache: Path) -> list[str]:
-    where = [f"tracking.tracking_uri=sqlite:///{folder / 'mlflow.db'}", f"tracking.artifact_location={folder / 'mlruns'}",
+def sweep_arguments(kind: str, jobs: int, folder: Path, cache: Path, extra: list[str]) -> list[str]:
+    where = [*extra, f"tracking.tracking_uri=sqlite:///{folder / 'mlflow.db'}", f"tracking.artifact_location={folder / 'mlruns'}",
              f"cache.dir={cache}", f"hydra.sweep.dir={folder / 'sweep'}"]
     if kind == "cheap":
         return ["-m", f"retriever.top_k=range(5,{5 + jobs})", *where]
@@ -182,6 +182,7 @@ def main() -> None:
                         help="another checkout whose code runs the same benchmark (alternating with this one)")
     parser.add_argument("--skip-demo", action="store_true", help="only the cheap sweep")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("overrides", nargs="*", help="overrides for both sweeps (after --), e.g. tracking.traces=none")
     args = parser.parse_args()
     codes = [ROOT, *(path.resolve() for path in args.code)]
     kinds = ["cheap"] if args.skip_demo else ["cheap", "demo"]
@@ -194,13 +195,13 @@ def main() -> None:
             folders = [Path(tmp) / f"{kind}-{number}" for number in range(len(codes))]
             for number, (code, folder) in enumerate(zip(codes, folders)):  # the first run fills cache and store
                 folder.mkdir()
-                first = timed_run(code, folder, sweep_arguments(kind, args.jobs, folder, cache))
+                first = timed_run(code, folder, sweep_arguments(kind, args.jobs, folder, cache, args.overrides))
                 if number == 0:
                     cold[kind] = first["wall"]
                 print(f"{kind} first run ({code}): {first['wall']:.1f} s", flush=True)
             for _ in range(args.repeats):
                 for number, (code, folder) in enumerate(zip(codes, folders)):
-                    run = timed_run(code, folder, sweep_arguments(kind, args.jobs, folder, cache))
+                    run = timed_run(code, folder, sweep_arguments(kind, args.jobs, folder, cache, args.overrides))
                     runs.setdefault((kind, number), []).append(run)
                     print(f"{kind} re-run ({code}): {run['wall']:.1f} s wall, {run['cpu']:.1f} s CPU", flush=True)
     results["load_average_end"] = os.getloadavg()
