@@ -150,8 +150,11 @@ def test_ctrl_c_stops_the_local_ray_cluster_with_every_process(tmp_path):
             "hydra.launcher.ray.init.num_cpus=1", f"+hydra.launcher.ray.init._temp_dir={ray_tmp}"]
     try:
         with (tmp_path / "out.txt").open("w") as out:
+            # A test process may hand its children SIGINT ignored (an earlier test's clean-up, a
+            # background start); a terminal's Ctrl-C would find it at its default.
             process = subprocess.Popen(args, cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-                                       env={**os.environ, "HF_HUB_OFFLINE": "1", MARK: ray_tmp})
+                                       env={**os.environ, "HF_HUB_OFFLINE": "1", MARK: ray_tmp},
+                                       preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
             deadline = time.monotonic() + 600
             while not (tmp_path / "sweep" / "0").exists() and time.monotonic() < deadline:  # the first job started
                 assert process.poll() is None, (tmp_path / "out.txt").read_text()[-3000:]
