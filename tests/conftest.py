@@ -21,13 +21,21 @@ os.environ.setdefault("HARNESS_MODEL_CACHE", str(PROJECT_ROOT / ".cache" / "mode
 if os.environ.get("PYTEST_XDIST_WORKER"):
     for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(variable, "1")
+# Ray starts its workers at niceness 15, so beside the suite's other busy workers they starve: the
+# Ray Data test took 190 s against 4 busy loops on 2 cores, 39 s with its workers at the default
+# priority (17 s on a quiet machine). Tests measure what the workers compute, not their priority.
+os.environ.setdefault("RAY_worker_niceness", "0")
 # Subprocesses (`python -m harness` from a temporary folder) import this checkout's package, not
 # whichever one the virtualenv's editable install points at (e.g. from a git worktree).
 os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(PROJECT_ROOT), os.environ.get("PYTHONPATH")) if p)
 
 
 def pytest_configure(config):
-    """``HARNESS_TEST_CPU=FOLDER``: CPU seconds per test into FOLDER (tests/cpu_profile.py)."""
+    """``HARNESS_TEST_CPU=FOLDER``: CPU seconds per test into FOLDER (tests/cpu_profile.py). New
+    MLflow stores are copies of one MLflow initialised (tests/mlflow_template.py)."""
+    from tests import mlflow_template
+
+    mlflow_template.install()
     if os.environ.get("HARNESS_TEST_CPU"):
         from tests import cpu_profile
 

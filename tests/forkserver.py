@@ -234,6 +234,9 @@ def serve(path: str) -> None:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - a child that needs it imports it and reports its error
             pass
+    from tests import mlflow_template
+
+    mlflow_template.install()  # the children's new MLflow stores: copies of one MLflow initialised
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path + ".tmp")
     listener.listen(16)

@@ -152,3 +152,33 @@ def test_the_stage_records_come_back_from_the_job_folder_as_they_were(tmp_path):
               stages=records).write(tmp_path)
     assert RunResult.read(tmp_path).stages == records
     assert "stages" not in (tmp_path / "metrics.json").read_text()
+
+
+def test_a_sweep_writes_a_small_jobs_traces_itself_and_a_large_jobs_in_the_writer_process(tmp_path):
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    tracker = MLflowTracker(uri, "exp", str(tmp_path / "mlruns"), ui_hint=False, traces="none")
+    experiment = tracker._experiment()
+    info = JobInfo(name="retriever=bm25", choices={}, overrides=[], params={}, config_yaml="")
+    client = MlflowClient(uri)
+
+    def job(qids: list[str]) -> TraceJob:
+        result = RunResult(dataset="tiny", dataset_sha256="abc", rows=[row(q) for q in qids], metrics={})
+        result.write(tmp_path / "job")
+        run_id = tracker.log_job(JobOutcome(status="FINISHED", output_dir=tmp_path / "job", result=result), info, None)
+        return TraceJob(experiment, run_id, "retriever=bm25", result.rows, stages(qids, set(qids)))
+
+    def traced(run_id: str) -> int:
+        return len(client.search_traces(locations=[experiment], run_id=run_id, max_results=100, include_spans=False))
+
+    writer = TraceWriter(uri)
+    small = job(["q1", "q2"])
+    writer.submit(small, background_from=3)  # fewer than 3 traces: written here, before submit returns
+    assert writer._pool is None and traced(small.run_id) == 2
+    large = job(["q1", "q2", "q3"])
+    writer.submit(large, background_from=3)
+    assert writer._pool is not None  # the writer process, which then takes every later job, small ones too
+    later = job(["q4"])
+    writer.submit(later, background_from=3)
+    assert writer.flush() == [] and [traced(large.run_id), traced(later.run_id)] == [3, 1]
+    assert len(writer._pool._processes) == 1
+    writer._pool.shutdown()

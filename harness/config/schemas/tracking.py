@@ -31,6 +31,7 @@ class MLflowTrackingSchema(TargetSchema):
     ui_hint: bool = MISSING
     server: TrackingServerSchema = field(default_factory=TrackingServerSchema)
     traces: Traces = MISSING
+    background_traces_from: int = MISSING
 
 
 @dataclass

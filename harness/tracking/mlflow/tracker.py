@@ -53,14 +53,19 @@ class MLflowTracker(Tracker):
             the first wait between tries (:mod:`harness.tracking.mlflow.retry`).
         traces: which questions get a trace in the job's run (:mod:`harness.tracking.mlflow.traces`):
             ``all``, ``answered`` (those the generator answered) or ``none``.
+        background_traces_from: in a sweep, a job with at least this many traces has them written
+            in a process of their own while the next job computes; fewer are written before the
+            next job starts (cheaper than starting that process), unless it already runs.
     """
 
     records = True
 
     def __init__(self, tracking_uri: str, experiment_name: str, artifact_location: str | None = None,
-                 ui_hint: bool = True, server: dict[str, float] | None = None, traces: str = "all") -> None:
+                 ui_hint: bool = True, server: dict[str, float] | None = None, traces: str = "all",
+                 background_traces_from: int = 0) -> None:
         self.tracking_uri = tracking_uri
         self.traces = Traces(traces)
+        self.background_traces_from = background_traces_from
         self.experiment_name = experiment_name
         self.artifact_location = artifact_location
         self.ui_hint = ui_hint
@@ -182,7 +187,7 @@ class MLflowTracker(Tracker):
 
     def log_traces(self, run_id: str, result: RunResult, name: str) -> None:
         mlflow_trace_writer.log_traces(self.tracking_uri, self.traces, self._experiment(), run_id, result, name,
-                                       self._retrying)
+                                       self._retrying, self.background_traces_from)
 
     def flush(self) -> list[str]:
         return mlflow_trace_writer.pending_failures(self.tracking_uri)
