@@ -41,3 +41,45 @@ def test_yaml_is_omegaconfs_text_for_a_job_config_and_its_data_for_any(compose):
         "colon": "a: b", "hash": "# not a comment", "list": [1, "2", None, 1.5], "tab": "a\tb", "quote": "it's \"so\""}}
     fast, slow = (yaml.dump(data, Dumper=dumper, **options) for dumper in (yaml_dumper(), get_omega_conf_dumper()))
     assert yaml.safe_load(fast) == yaml.safe_load(slow) == data
+
+
+def test_config_files_read_with_libyaml_are_omegaconfs_data_and_a_broken_one_gets_omegaconfs_error(tmp_path):
+    """Every config file of conf/ and of Hydra's own reads as OmegaConf's pure-Python loader reads
+    it (values, types, key order); a file libyaml refuses raises the error OmegaConf's loader
+    gives, naming the file and showing the line."""
+    from pathlib import Path
+
+    import hydra
+    from omegaconf._utils import get_yaml_loader
+
+    from harness.config.speedups import _ORIGINAL, yaml_loader
+    from tests.conftest import PROJECT_ROOT
+
+    register()
+    assert get_yaml_loader is yaml_loader and yaml_loader().__name__ == "OmegaConfCLoader"
+    slow = _ORIGINAL["loader"]()
+    files = [*(PROJECT_ROOT / "conf").rglob("*.yaml"), *(Path(hydra.__file__).parent / "conf").rglob("*.yaml")]
+    assert len(files) > 50
+    for path in files:
+        with open(path) as fast_file, open(path) as slow_file:
+            fast, expected = yaml.load(fast_file, Loader=yaml_loader()), yaml.load(slow_file, Loader=slow)
+        assert repr(fast) == repr(expected), path
+    tricky = "a: 1e3\nb: 1_000\nc: .5\nd: 2001-01-01\ne: 0x1F\nf: yes\ng: .inf\nh: ~\ni: !!str 5\n"
+    assert repr(OmegaConf.create(tricky)) == repr(OmegaConf.create(yaml.load(tricky, Loader=slow)))
+    def error(read) -> str:
+        try:
+            read()
+        except yaml.YAMLError as err:
+            return str(err)
+        raise AssertionError("read without an error")
+
+    for broken, message in [("a: 1\na: 2\n", "found duplicate key a"), ("a: [1\nb: 2\n", "expected ',' or ']'")]:
+        path = tmp_path / "broken.yaml"
+        path.write_text(broken)
+        with open(path) as file:
+            expected = error(lambda: yaml.load(file, Loader=slow))
+        assert error(lambda: OmegaConf.load(path)) == expected  # the file named, the line and column given
+        assert message in expected and f'in "{path}", line 2, column' in expected
+        # text, not a file: PyYAML shows the line itself, under it a caret
+        assert error(lambda: OmegaConf.create(broken)) == error(lambda: yaml.load(broken, Loader=slow))
+        assert "^" in error(lambda: OmegaConf.create(broken))
