@@ -6,7 +6,7 @@ inputs ``{"question", "question_id"}`` and expectations ``expected_response`` (t
 the list of accepted answers) and ``expected_retrieved_context`` (the gold documents as
 ``[{"doc_uri": id}]``: MLflow's names, which the harness's scorers read); every job finds it by
 that tag, links it to its experiment (the UI's Datasets page) and logs it as an input of its run
-(the run's Datasets). A job that holds more than the dataset does (a race's later round scores
+(the run's Datasets); parallel jobs that collide on the store's keys doing so try again. A job that holds more than the dataset does (a race's later round scores
 more questions; a retrieval-only job has no gold answers in its table) merges its records in;
 records are keyed by their inputs, so a merge only adds. A store that holds no evaluation
 datasets (a file store) is named once, in one line, and the job goes on; any other failure here
@@ -21,8 +21,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from harness.results.records import RunResult
-from harness.tracking.mlflow.inputs import CONTEXT
-from harness.tracking.mlflow.store import shown
+from harness.tracking.mlflow.inputs import ATTEMPTS, CONFLICT_MARKERS, CONTEXT
+from harness.tracking.mlflow.store import one_line, shown
 
 log = logging.getLogger(__name__)
 
@@ -55,28 +55,38 @@ def link_eval_dataset(client, tracking_uri: str, run_id: str, experiment_id: str
     questions; returns its id, or None when the store holds none or it failed (said in one line)."""
     from mlflow.exceptions import MlflowException
 
-    try:
-        with _tracking_uri(tracking_uri):
-            dataset = _find_or_create(client, experiment_id, result)
-            wanted = records(result)
-            counts = (len(wanted), sum("expected_response" in r["expectations"] for r in wanted))
-            held = tuple(int((dataset.tags or {}).get(tag, 0)) for tag in COUNTS)
-            if any(new > old for new, old in zip(counts, held)):
-                dataset.merge_records(wanted)
-                client.set_dataset_tags(dataset.dataset_id, {tag: str(max(new, old))
-                                                              for tag, new, old in zip(COUNTS, counts, held)})
-                dataset = client.get_dataset(dataset.dataset_id)
-            _log_input(client, run_id, dataset)
-        return dataset.dataset_id
-    except (MlflowException, NotImplementedError) as err:
-        if _UNSUPPORTED in str(err) or isinstance(err, NotImplementedError):
-            if tracking_uri not in _told:
-                _told.add(tracking_uri)
-                log.warning("MLflow at %s holds no evaluation datasets, so the question set is not on its "
-                            "Datasets page (a SQL store such as sqlite:///mlflow.db does)", shown(tracking_uri))
+    for attempt in range(1, ATTEMPTS + 1):
+        try:
+            with _tracking_uri(tracking_uri):
+                return _link(client, run_id, experiment_id, result)
+        except (MlflowException, NotImplementedError) as err:
+            if _UNSUPPORTED in str(err) or isinstance(err, NotImplementedError):
+                if tracking_uri not in _told:
+                    _told.add(tracking_uri)
+                    log.warning("MLflow at %s holds no evaluation datasets, so the question set is not on its "
+                                "Datasets page (a SQL store such as sqlite:///mlflow.db does)", shown(tracking_uri))
+                return None
+            # Parallel jobs (joblib, Ray) of one dataset link it at the same instant: the later insert of
+            # the same experiment link or record fails on the table's key; tried again, it finds them.
+            if attempt < ATTEMPTS and any(marker in str(err) for marker in CONFLICT_MARKERS):
+                continue
+            log.warning("the question set was not written as an MLflow evaluation dataset: %s", one_line(err))
             return None
-        log.warning("the question set was not written as an MLflow evaluation dataset: %s", str(err).splitlines()[0])
-        return None
+    return None
+
+
+def _link(client, run_id: str, experiment_id: str, result: RunResult) -> str:
+    dataset = _find_or_create(client, experiment_id, result)
+    wanted = records(result)
+    counts = (len(wanted), sum("expected_response" in r["expectations"] for r in wanted))
+    held = tuple(int((dataset.tags or {}).get(tag, 0)) for tag in COUNTS)
+    if any(new > old for new, old in zip(counts, held)):
+        dataset.merge_records(wanted)
+        client.set_dataset_tags(dataset.dataset_id, {tag: str(max(new, old))
+                                                      for tag, new, old in zip(COUNTS, counts, held)})
+        dataset = client.get_dataset(dataset.dataset_id)
+    _log_input(client, run_id, dataset)
+    return dataset.dataset_id
 
 
 def _find_or_create(client, experiment_id: str, result: RunResult):
