@@ -11,9 +11,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-# The order of the tests among xdist's workers: each opens with its share of the slow ones.
-pytest_plugins = ("tests.schedule",)
-
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 # GGUF models de-quantized once for the whole run (every worker and CLI subprocess), in the
 # checkout's ignored .cache/ rather than the user's home.

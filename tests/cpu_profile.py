@@ -6,8 +6,6 @@ process and of the child processes it waited for) does not depend on the load. T
 writes one line per test and phase to ``FOLDER/<worker>.tsv``, and the controlling process writes
 ``FOLDER/table.txt`` at the end: the tests by CPU seconds, the files by CPU seconds, each worker's
 total (imports and session fixtures included) and the last tests to finish (the serial tail).
-``python tests/cpu_profile.py FOLDER --durations`` writes the slow tests' wall seconds to
-``tests/durations.json``, by which tests/schedule.py orders a ``make test`` run.
 
 Children that are not waited for (a server left running, Ray's daemons) are not counted; the CLI
 runs that tests/forkserver.py forks, and its server, are.
@@ -15,7 +13,6 @@ runs that tests/forkserver.py forks, and its server, are.
 
 from __future__ import annotations
 
-import json
 import os
 import resource
 import sys
@@ -110,21 +107,5 @@ def table(folder: Path, top: int = 80) -> str:
     return "\n".join(lines) + "\n"
 
 
-def durations(folder: Path, least: float = 1.0) -> dict[str, float]:
-    """Wall seconds (setup, call and teardown) of each test of ``folder``'s measurements that took
-    ``least`` or more: what tests/schedule.py orders the tests by."""
-    seconds: dict[str, float] = defaultdict(float)
-    for path in sorted(folder.glob("*.tsv")):
-        for line in path.read_text().splitlines():
-            name, phase, _, _, start, end = line.split("\t")
-            if phase != "total":
-                seconds[name] += float(end) - float(start)
-    return {name: round(wall, 1) for name, wall in sorted(seconds.items()) if wall >= least}
-
-
 if __name__ == "__main__":
-    # python tests/cpu_profile.py FOLDER: the report; with --durations: tests/durations.json from it
-    if sys.argv[2:] == ["--durations"]:
-        Path(__file__).with_name("durations.json").write_text(json.dumps(durations(Path(sys.argv[1])), indent=0) + "\n")
-    else:
-        print(table(Path(sys.argv[1])), end="")
+    print(table(Path(sys.argv[1])), end="")
