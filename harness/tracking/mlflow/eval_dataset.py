@@ -6,9 +6,10 @@ inputs ``{"question", "question_id"}`` and expectations ``expected_response`` (t
 the list of accepted answers) and ``expected_retrieved_context`` (the gold documents as
 ``[{"doc_uri": id}]``: MLflow's names, which the harness's scorers read); every job finds it by
 that tag, links it to its experiment (the UI's Datasets page) and logs it as an input of its run
-(the run's Datasets); parallel jobs that collide on the store's keys doing so try again. A job that holds more than the dataset does (a race's later round scores
-more questions; a retrieval-only job has no gold answers in its table) merges its records in;
-records are keyed by their inputs, so a merge only adds. A store that holds no evaluation
+(the run's Datasets); parallel jobs that collide on the store's keys doing so try again. A job that
+holds more than the dataset does (a race's later round scores more questions; a retrieval-only job
+has no gold answers in its table) merges its records in; records are keyed by their inputs, so a
+merge only adds. A store that holds no evaluation
 datasets (a file store) is named once, in one line, and the job goes on; any other failure here
 is one warning line too: the run itself is logged either way.
 """
@@ -21,7 +22,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from harness.results.records import RunResult
-from harness.tracking.mlflow.inputs import ATTEMPTS, CONFLICT_MARKERS, CONTEXT
+from harness.tracking.mlflow.inputs import ATTEMPTS, CONTEXT, is_conflict
 from harness.tracking.mlflow.store import one_line, shown
 
 log = logging.getLogger(__name__)
@@ -68,11 +69,9 @@ def link_eval_dataset(client, tracking_uri: str, run_id: str, experiment_id: str
                 return None
             # Parallel jobs (joblib, Ray) of one dataset link it at the same instant: the later insert of
             # the same experiment link or record fails on the table's key; tried again, it finds them.
-            if attempt < ATTEMPTS and any(marker in str(err) for marker in CONFLICT_MARKERS):
-                continue
-            log.warning("the question set was not written as an MLflow evaluation dataset: %s", one_line(err))
-            return None
-    return None
+            if attempt == ATTEMPTS or not is_conflict(err):
+                log.warning("the question set was not written as an MLflow evaluation dataset: %s", one_line(err))
+                return None
 
 
 def _link(client, run_id: str, experiment_id: str, result: RunResult) -> str:

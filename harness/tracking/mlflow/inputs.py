@@ -54,6 +54,11 @@ CONFLICT_MARKERS = ("UNIQUE constraint failed", "duplicate key", "IntegrityError
 ATTEMPTS = 5
 
 
+def is_conflict(err: BaseException) -> bool:
+    """Whether a store call failed because another job inserted the same row meanwhile (or held the file)."""
+    return any(marker in str(err) for marker in CONFLICT_MARKERS)
+
+
 def log_dataset_input(client, run_id: str, dataset) -> None:
     """``client.log_inputs(run_id, [dataset])``, again (up to ``ATTEMPTS`` times in all) while it fails
     because another run inserted the same dataset meanwhile; any other error is raised at once."""
@@ -64,5 +69,5 @@ def log_dataset_input(client, run_id: str, dataset) -> None:
             client.log_inputs(run_id, datasets=[dataset])
             return
         except MlflowException as err:
-            if attempt == ATTEMPTS or not any(marker in str(err) for marker in CONFLICT_MARKERS):
+            if attempt == ATTEMPTS or not is_conflict(err):
                 raise
