@@ -23,7 +23,7 @@ from typing import Any
 
 from harness.results.records import RunResult
 from harness.tracking.mlflow.inputs import ATTEMPTS, CONTEXT, is_conflict
-from harness.tracking.mlflow.store import one_line, shown
+from harness.tracking.mlflow.store import one_line, shown, store_lock
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +59,7 @@ def link_eval_dataset(client, tracking_uri: str, run_id: str, experiment_id: str
     for attempt in range(1, ATTEMPTS + 1):
         try:
             with _tracking_uri(tracking_uri):
-                return _link(client, run_id, experiment_id, result)
+                return _link(client, tracking_uri, run_id, experiment_id, result)
         except (MlflowException, NotImplementedError) as err:
             if _UNSUPPORTED in str(err) or isinstance(err, NotImplementedError):
                 if tracking_uri not in _told:
@@ -74,8 +74,9 @@ def link_eval_dataset(client, tracking_uri: str, run_id: str, experiment_id: str
                 return None
 
 
-def _link(client, run_id: str, experiment_id: str, result: RunResult) -> str:
-    dataset = _find_or_create(client, experiment_id, result)
+def _link(client, tracking_uri: str, run_id: str, experiment_id: str, result: RunResult) -> str:
+    with store_lock(tracking_uri):  # jobs of one machine create the dataset one at a time
+        dataset = _find_or_create(client, experiment_id, result)
     wanted = records(result)
     counts = (len(wanted), sum("expected_response" in r["expectations"] for r in wanted))
     held = tuple(int((dataset.tags or {}).get(tag, 0)) for tag in COUNTS)
@@ -89,22 +90,30 @@ def _link(client, run_id: str, experiment_id: str, result: RunResult) -> str:
 
 
 def _find_or_create(client, experiment_id: str, result: RunResult):
-    """The dataset of this hash (the oldest, should parallel jobs have created two), linked to the experiment."""
-    found = client.search_datasets(filter_string=f"tags.{SHA_TAG} = '{result.dataset_sha256}'",
-                                   order_by=["created_time ASC"])
+    """The dataset of this hash, linked to the experiment. The store has no key on the hash, so jobs
+    that share a SQLite store create it one at a time (``store_lock``); jobs on several machines that
+    share a server may each create one at the same instant, and each then keeps the first in one
+    order (oldest, then smallest id) and deletes its own unless it is that one: two can remain only
+    when both were created in the same millisecond, each complete."""
+    found = _of_hash(client, result.dataset_sha256)
     if not found:
         mine = client.create_dataset(name=f"{result.dataset}-{result.dataset_sha256[:12]}",
                                      experiment_id=[experiment_id],
                                      tags={SHA_TAG: result.dataset_sha256, "harness_dataset": result.dataset,
                                            "harness_dataset_source": result.dataset_source})
-        found = client.search_datasets(filter_string=f"tags.{SHA_TAG} = '{result.dataset_sha256}'",
-                                       order_by=["created_time ASC"])
-        if found[0].dataset_id != mine.dataset_id:  # a parallel job created it first: keep one
+        found = _of_hash(client, result.dataset_sha256)
+        if found[0].dataset_id != mine.dataset_id:
             client.delete_dataset(mine.dataset_id)
     dataset = found[0]
     if experiment_id not in (dataset.experiment_ids or []):
         client.add_dataset_to_experiments(dataset.dataset_id, [experiment_id])
     return dataset
+
+
+def _of_hash(client, sha256: str) -> list:
+    """The evaluation datasets tagged with this dataset hash, oldest first (ties by id)."""
+    found = client.search_datasets(filter_string=f"tags.{SHA_TAG} = '{sha256}'")
+    return sorted(found, key=lambda dataset: (dataset.created_time or 0, dataset.dataset_id))
 
 
 def _log_input(client, run_id: str, dataset) -> None:

@@ -18,6 +18,7 @@ retries would spend minutes per request before failing.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -65,6 +66,14 @@ def open_client(tracking_uri: str):
         client.search_experiments(max_results=1)  # creates or upgrades the tables
     _SQLITE_READY.add(opened)
     return client
+
+
+def store_lock(tracking_uri: str):
+    """A lock that makes one block at a time, across the processes of this machine, write to the
+    ``sqlite:///`` store of ``tracking_uri`` (the file lock that guards its creation); for any other
+    store, no lock."""
+    database = sqlite_path(tracking_uri)
+    return FileLock(f"{database}.lock") if database is not None else contextlib.nullcontext()
 
 
 # SQLite databases whose tables this process has created or checked: opening them again needs no lock.
