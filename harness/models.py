@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import logging
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -16,12 +18,33 @@ _MODEL_FILE_SUFFIXES = (".safetensors", ".bin", ".gguf", ".json", ".txt", ".mode
 
 
 def resolve_device(device: str) -> str:
-    """``auto`` becomes ``cuda`` when a GPU is visible, else ``cpu``; other values pass through."""
+    """``auto`` becomes ``cuda`` when a GPU is visible, else ``cpu``; other values pass through.
+
+    A Linux machine without NVIDIA's device files has no GPU that CUDA could use: ``cpu`` without
+    importing torch (1-2 s of a cached re-run, which loads no model).
+    """
     if device != "auto":
         return device
+    if _linux_without_nvidia():
+        return "cpu"
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _linux_without_nvidia() -> bool:
+    """No NVIDIA device file, nor WSL's GPU bridge (``/dev/dxg``), on a Linux machine."""
+    return sys.platform.startswith("linux") and not glob.glob("/dev/nvidia*") and not Path("/dev/dxg").exists()
+
+
+@lru_cache(maxsize=1)
+def _cpu_flags() -> set[str] | None:
+    """The CPU's feature flags as Linux lists them (only those the kernel enables), None elsewhere."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return None
+    return {flag for line in text.splitlines() if line.startswith("flags") for flag in line.split(":", 1)[1].split()}
 
 
 def resolve_dtype(dtype: str, device: str) -> str:
@@ -34,6 +57,13 @@ def resolve_dtype(dtype: str, device: str) -> str:
     """
     if dtype != "auto":
         return dtype
+    if resolve_device(device) == "cpu" and (flags := _cpu_flags()) is not None:
+        # what torch's checks below answer, read from Linux's flags without importing torch; AMX
+        # alone is left to torch, which also asks the kernel for leave to use it
+        if "avx512_bf16" in flags:
+            return "bfloat16"
+        if "amx_tile" not in flags:
+            return "float32"
     import torch
 
     if resolve_device(device).startswith("cuda"):

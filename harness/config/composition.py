@@ -88,8 +88,12 @@ class ComposedByChoices:
         self._parser = OverridesParser.create()
 
     def __call__(self, master_config: DictConfig, sweep_overrides: list[str]) -> DictConfig:
-        """The job's config, the caller's own copy (the launcher sets the job's id and folders on it)."""
-        return copy.deepcopy(self.shared(master_config, sweep_overrides))
+        """The job's config, the caller's own (the launcher sets the job's id and folders on it): the
+        one :meth:`shared` kept goes to the first caller (Hydra's sweeper, which validates the batch
+        before launching it) and leaves the cache; a later caller (the launcher) gets a new one.
+        Either way one copy of the composition fewer than copying the kept config for each."""
+        kept = self.jobs.pop((id(master_config), tuple(sweep_overrides)), None)
+        return kept if kept is not None else self._job(master_config, list(sweep_overrides))
 
     def shared(self, master_config: DictConfig, sweep_overrides: list[str]) -> DictConfig:
         """The job's config, kept for the next request for the same job: read it, never change it

@@ -32,11 +32,16 @@ KEY_SHAPES = re.compile(
     r"|(?<=Bearer )[A-Za-z0-9._~+/\-]{16,}=*"
     r"|\b(?:ghp|gho|ghs|ghu|github_pat|hf|xox[abprs])_[A-Za-z0-9_]{16,}"
     r"|\bAKIA[0-9A-Z]{16}\b")
-# Every KEY_SHAPES match holds one of these: a text without any skips the regex (10x faster on
-# a per-question table, which is redacted line by line).
-KEY_MARKERS = ("sk-", "Bearer ", "ghp_", "gho_", "ghs_", "ghu_", "github_pat_", "hf_", "xox", "AKIA")
 # Hydra escapes `:` in overrides (`http\://user\:pw@host`), JSON doubles the backslash.
 URL_CREDENTIALS = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*\\*://[^/\s:@\\]*\\*:)(?P<password>[^/\s@]+)@")
+# What every match of KEY_SHAPES or URL_CREDENTIALS holds, as patterns that open with a literal,
+# which Python's regex engine finds by a fast scan (the patterns above open with a word boundary or
+# a character class, tried at every position: 60 ms on a job's 0.5 MB of stage records, against
+# 6 ms for these). A text in which none is found is returned as it is.
+HINTS = [re.compile(hint) for hint in (
+    r"sk-[A-Za-z0-9_\-]{16}", r"Bearer [A-Za-z0-9._~+/\-]{16}", r"AKIA[0-9A-Z]{16}", r"://[^/\s:@\\]*\\*:[^/\s@]+@",
+    *(prefix + r"_[A-Za-z0-9_]{16}" for prefix in ("ghp", "gho", "ghs", "ghu", "github_pat", "hf", "xoxa", "xoxb",
+                                                   "xoxp", "xoxr", "xoxs")))]
 # Values of the environment variables the config names as key holders (filled by remember_key_holders).
 _KNOWN: set[str] = set()
 _MIN_SECRET_LENGTH = 6  # shorter values would mask ordinary words
@@ -62,9 +67,9 @@ def redact_text(text: str) -> str:
         return text
     for secret in sorted(_KNOWN, key=len, reverse=True):
         text = text.replace(secret, MASK)
-    if "://" in text:
-        text = URL_CREDENTIALS.sub(lambda m: f"{m['head']}{MASK}@", text)
-    return KEY_SHAPES.sub(MASK, text) if any(marker in text for marker in KEY_MARKERS) else text
+    if not any(hint.search(text) for hint in HINTS):
+        return text
+    return KEY_SHAPES.sub(MASK, URL_CREDENTIALS.sub(lambda m: f"{m['head']}{MASK}@", text))
 
 
 def redact(value: Any) -> Any:

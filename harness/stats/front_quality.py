@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.stats.compare import compare_metric
+from harness.stats.compare import difference_and_p
 from harness.stats.correction import correct
 from harness.stats.front import Relations
 from harness.stats.paired import align
@@ -18,14 +18,14 @@ from harness.stats.spec import MetricSpec
 
 def quality_relations(tables: dict[str, list[dict[str, Any]]], primary: MetricSpec, champion: str,
                       versus_champion: dict[str, tuple[float | None, float | None]], alpha: float, test: str,
-                      resamples: int, seed: int, power: float, correction: str) -> Relations:
+                      resamples: int, seed: int, correction: str) -> Relations:
     """(a, b) -> +1 when run b is significantly better than run a on ``primary``, -1 when worse, 0 tied.
 
     Args:
         tables: run name -> per-question rows.
         versus_champion: challenger -> (mean difference challenger - champion, corrected p), from the
             sweep's statistics.
-        alpha, test, resamples, seed, power, correction: the sweep's statistics settings.
+        alpha, test, resamples, seed, correction: the sweep's statistics settings.
 
     Raises:
         MisalignedError: two runs were scored on different questions.
@@ -33,8 +33,8 @@ def quality_relations(tables: dict[str, list[dict[str, Any]]], primary: MetricSp
     scores = {name: {row["question_id"]: row.get(primary.name) for row in rows} for name, rows in tables.items()}
     names = list(tables)
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if champion not in (a, b)]
-    compared = [compare_metric(primary, align(scores[a], scores[b], label=f"metric {primary.name!r}"), alpha, test,
-                               resamples, seed, power) for a, b in pairs]
+    compared = [difference_and_p(align(scores[a], scores[b], label=f"metric {primary.name!r}"), test, resamples, seed)
+                for a, b in pairs]
     relations: Relations = {}
 
     def settle(a: str, b: str, difference: float | None, p_value: float | None) -> None:
@@ -42,8 +42,8 @@ def quality_relations(tables: dict[str, list[dict[str, Any]]], primary: MetricSp
         move = 0 if p_value is None or p_value >= alpha or worse == 0 else (1 if worse < 0 else -1)
         relations[(a, b)], relations[(b, a)] = move, -move
 
-    for (a, b), comparison, p_value in zip(pairs, compared, correct([c.p_value for c in compared], correction)):
-        settle(a, b, comparison.mean_difference, p_value)
+    for (a, b), (difference, _), p_value in zip(pairs, compared, correct([p for _, p in compared], correction)):
+        settle(a, b, difference, p_value)
     for name, (difference, p_value) in versus_champion.items():
         settle(champion, name, difference, p_value)
     return relations

@@ -122,7 +122,7 @@ class SweepStatistics:
         versus = {c.name: (m.mean_difference, m.p_corrected) for c in report.result.challengers
                   for m in c.metrics if m.spec.role == "primary"}
         relations = quality_relations(tables, primary, report.champion, versus, self.alpha, self.test,
-                                      self.resamples, self.seed, self.power, self.correction)
+                                      self.resamples, self.seed, self.correction)
         return self.front.compute(tables, infos, primary, report.champion, relations)
 
     def settings(self, primary: MetricSpec) -> dict[str, Any]:

@@ -57,6 +57,22 @@ def test_jobs_with_the_same_choices_share_one_composition_and_get_copies(loader)
     assert (second.retriever.top_k, again.retriever.top_k) == (6, 5)
 
 
+def test_the_start_checks_config_goes_to_the_first_caller_and_a_new_one_to_the_next(loader):
+    # the start check reads the kept config; Hydra's sweeper validates the batch, then the launcher
+    # asks again and sets the job's id on what it gets
+    master = loader.load_configuration("config", ["retriever.top_k=5,6"], RunMode.MULTIRUN)
+    composed = ComposedByChoices(loader)
+    job = ["retriever=bm25", "retriever.top_k=5"]
+    checked = composed.shared(master, job)
+    assert composed.shared(master, job) is checked
+    validated = composed(master, job)
+    assert validated is checked and not composed.jobs
+    launched = composed(master, job)
+    assert launched is not checked and OmegaConf.to_yaml(launched) == OmegaConf.to_yaml(checked)
+    launched.hydra.job.id = 3
+    assert OmegaConf.to_yaml(composed(master, job)) == OmegaConf.to_yaml(checked)
+
+
 @pytest.mark.parametrize("job, message", [
     (["retriever.no_such_key=1"], "Could not override 'retriever.no_such_key'"),
     (["retriever.top_k=1,2"], "Ambiguous value for argument 'retriever.top_k=1,2'"),
@@ -81,7 +97,7 @@ def test_a_copied_loader_composes_afresh_in_its_worker(loader):
 
     master = loader.load_configuration("config", ["retriever.top_k=5,6"], RunMode.MULTIRUN)
     compose_by_choices(loader)
-    loader.load_sweep_config(master, ["retriever=bm25", "retriever.top_k=5"])
+    loader.load_sweep_config.shared(master, ["retriever=bm25", "retriever.top_k=5"])
     assert loader.load_sweep_config.jobs
     for copied in (copy.deepcopy(loader), pickle.loads(pickle.dumps(loader))):
         composed = copied.load_sweep_config

@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from harness.stats.compare import compare_pair
+from harness.stats.compare import compare_metric, compare_pair, difference_and_p
 from harness.stats.comparison import to_rows
 from harness.stats.correction import correct
 from harness.stats.effect import bootstrap_ci
-from harness.stats.paired import MisalignedError
+from harness.stats.paired import MisalignedError, align
 from harness.stats.power import achieved_power, required_sample_size_t, required_sample_size_z
 from harness.stats.spec import MetricSpec
 from harness.stats.sweep import compare_sweep
@@ -200,3 +200,11 @@ def test_sweep_is_reproducible():
 def test_sweep_arguments_are_validated(metrics, challengers, correction, match):
     with pytest.raises(ValueError, match=match):
         compare_sweep(_system(0), challengers, metrics, correction=correction, **SWEEP)
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon", "permutation"])
+def test_the_fronts_pairwise_test_gives_what_the_full_comparison_reports(random_pair, test):
+    champion, challenger = random_pair
+    sample = align(champion, challenger)
+    full = compare_metric(F1, sample, 0.05, test, 400, 7, 0.8)
+    assert difference_and_p(sample, test, 400, 7) == (full.mean_difference, full.p_value)

@@ -3,6 +3,9 @@ SQLite store and read back through MLflow's own client; each question once per r
 
 from __future__ import annotations
 
+import json
+from dataclasses import asdict
+
 import pytest
 from mlflow.tracking import MlflowClient
 
@@ -152,6 +155,7 @@ def test_the_stage_records_come_back_from_the_job_folder_as_they_were(tmp_path):
               stages=records).write(tmp_path)
     assert RunResult.read(tmp_path).stages == records
     assert "stages" not in (tmp_path / "metrics.json").read_text()
+    assert (tmp_path / "stages.json").read_text() == json.dumps(asdict(records), ensure_ascii=False)
 
 
 def test_a_sweep_writes_a_small_jobs_traces_itself_and_a_large_jobs_in_the_writer_process(tmp_path):
