@@ -58,6 +58,12 @@ def test_one_dataset_per_hash_with_its_records_linked_to_every_run(tmp_path, mon
     assert dataset.name in [i.dataset.name for i in client.get_run(third).inputs.dataset_inputs]
     with global_tracking_uri(uri, monkeypatch):
         frame = client.get_dataset(dataset.dataset_id).to_df()
+        now = client.get_dataset(dataset.dataset_id)._to_mlflow_entity()
+    # each run's input is the dataset as that run left it (the entity is kept per version of it)
+    logged = {run_id: [i.dataset for i in client.get_run(run_id).inputs.dataset_inputs if i.dataset.name == dataset.name]
+              for run_id in (first, second, third)}
+    assert [(d.digest, d.profile) for d in logged[third]] == [(now.digest, now.profile)]
+    assert logged[first][0].profile == logged[second][0].profile != now.profile
     by_id = {r["inputs"]["question_id"]: r for _, r in frame.iterrows()}
     assert sorted(by_id) == ["q0", "q1", "q2", "q3"]
     assert by_id["q1"]["inputs"] == {"question": "What is 1?", "question_id": "q1"}
