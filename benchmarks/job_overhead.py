@@ -1,6 +1,7 @@
 """What the harness costs per job once the cache is warm: a 64-job sweep of cheap jobs and `make run`'s re-run.
 
-    python benchmarks/job_overhead.py [--jobs 64] [--repeats 1] [--code DIR ...] [--skip-demo] [--json FILE] [-- overrides]
+    python benchmarks/job_overhead.py [--jobs 64] [--repeats 1] [--code DIR ...] [--skip-demo | --skip-cheap]
+                                      [--json FILE] [-- overrides]
 
 Two sweeps, each run once to fill its cache and MLflow store (the demo's first run is `make run` from a
 cold cache, timed as ``demo_cold_s``), then re-run identically ``--repeats`` times:
@@ -181,11 +182,12 @@ def main() -> None:
     parser.add_argument("--code", type=Path, action="append", default=[],
                         help="another checkout whose code runs the same benchmark (alternating with this one)")
     parser.add_argument("--skip-demo", action="store_true", help="only the cheap sweep")
+    parser.add_argument("--skip-cheap", action="store_true", help="only the demo sweep")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("overrides", nargs="*", help="overrides for both sweeps (after --), e.g. tracking.traces=none")
     args = parser.parse_args()
     codes = [ROOT, *(path.resolve() for path in args.code)]
-    kinds = ["cheap"] if args.skip_demo else ["cheap", "demo"]
+    kinds = [kind for kind, skipped in (("cheap", args.skip_cheap), ("demo", args.skip_demo)) if not skipped]
     results: dict = {"command": "python benchmarks/job_overhead.py " + " ".join(sys.argv[1:]), "load_average_start": os.getloadavg()}
     with tempfile.TemporaryDirectory(prefix="job-overhead-") as tmp:
         runs: dict[tuple[str, int], list[dict]] = {}
@@ -207,8 +209,9 @@ def main() -> None:
     results["load_average_end"] = os.getloadavg()
     for number, code in enumerate(codes):
         entry = {"code": str(code)}
-        entry["cheap"] = figures(runs[("cheap", number)], args.jobs)
-        entry["per_job_overhead_s"] = entry["cheap"]["per_job_overhead_s"]
+        if "cheap" in kinds:
+            entry["cheap"] = figures(runs[("cheap", number)], args.jobs)
+            entry["per_job_overhead_s"] = entry["cheap"]["per_job_overhead_s"]
         if "demo" in kinds:
             entry["demo"] = figures(runs[("demo", number)], 9)
             entry["demo_rerun_s"] = entry["demo"]["wall_s"]
