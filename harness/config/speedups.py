@@ -12,6 +12,11 @@ time (Hydra reads some 40 files per composition, and a sweep composes several ti
 libyaml refuses is read again by OmegaConf's pure-Python loader, so a broken file's error is the
 one OmegaConf gives, with the offending line shown.
 
+A deep copy of a config copies each node's metadata field by field (:func:`_metadata_deepcopy`)
+rather than through ``copy.deepcopy``'s generic handling of a dataclass: a job's config is copied in
+three quarters of the time (19 to 14 ms for the default config), and Hydra copies it four times a
+job. A test compares every node of such copies with Python's own.
+
 :func:`yaml_dumper` writes a job's logged config with libyaml's emitter (PyYAML's ``CDumper``)
 and OmegaConf's quoting of strings that read as numbers or booleans: in a third of the time of
 OmegaConf's pure-Python one, the same text for the harness's configs and the same data for any
@@ -20,6 +25,9 @@ OmegaConf's pure-Python one, the same text for the harness's configs and the sam
 
 from __future__ import annotations
 
+import collections
+import copy
+import dataclasses
 import functools
 import io
 
@@ -30,9 +38,41 @@ PARSES_KEPT = 4096
 
 
 def speed_up_omegaconf() -> None:
-    """Keeps interpolations' parse trees and reads YAML with libyaml from now on (idempotent)."""
+    """Keeps interpolations' parse trees, reads YAML with libyaml and copies node metadata directly
+    from now on (idempotent)."""
     _memoize_interpolation_parsing()
     _read_yaml_with_libyaml()
+    _copy_metadata_directly()
+
+
+def _copy_metadata_directly() -> None:
+    """A deep copy of a config (Hydra makes four of each job's, the sweep's composition cache one)
+    copies every node's metadata through Python's generic ``copy.deepcopy`` of a dataclass: half
+    of the copy's time. :func:`_metadata_deepcopy` copies it field by field instead."""
+    from omegaconf.base import ContainerMetadata, Metadata
+
+    expected = {"ref_type", "object_type", "optional", "key", "flags", "flags_root", "resolver_cache"}
+    if "__deepcopy__" in vars(Metadata) or {f.name for f in dataclasses.fields(Metadata)} != expected:
+        return  # patched already, or OmegaConf's metadata is no longer what this copies
+    if {f.name for f in dataclasses.fields(ContainerMetadata)} != expected | {"key_type", "element_type"}:
+        return
+    Metadata.__deepcopy__ = _metadata_deepcopy  # ContainerMetadata inherits it
+
+
+def _metadata_deepcopy(self, memo: dict):
+    """What ``copy.deepcopy`` gives for OmegaConf's node metadata: the same class and fields, the
+    flags and resolver cache copied (types, keys and booleans are kept, as deepcopy keeps them)."""
+    res = object.__new__(type(self))
+    memo[id(self)] = res
+    fields = dict(self.__dict__)
+    flags, cache, key = self.flags, self.resolver_cache, self.key
+    atomic = (bool, type(None))
+    fields["flags"] = dict(flags) if all(type(v) in atomic for v in flags.values()) else copy.deepcopy(flags, memo)
+    fields["resolver_cache"] = (collections.defaultdict(dict) if not cache and type(cache) is collections.defaultdict
+                                and cache.default_factory is dict else copy.deepcopy(cache, memo))
+    fields["key"] = key if type(key) in (str, int, float, bool, type(None)) else copy.deepcopy(key, memo)
+    res.__dict__.update(fields)
+    return res
 
 
 def yaml_dumper():

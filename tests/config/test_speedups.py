@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import copy
+
+import pytest
 import yaml
-from omegaconf import OmegaConf
+from omegaconf import DictConfig, ListConfig, OmegaConf
+from omegaconf.nodes import ValueNode
 from omegaconf._utils import get_omega_conf_dumper
 
 from harness.config import register
@@ -83,3 +87,39 @@ def test_config_files_read_with_libyaml_are_omegaconfs_data_and_a_broken_one_get
         # text, not a file: PyYAML shows the line itself, under it a caret
         assert error(lambda: OmegaConf.create(broken)) == error(lambda: yaml.load(broken, Loader=slow))
         assert "^" in error(lambda: OmegaConf.create(broken))
+
+
+def _nodes(node, path=""):
+    """(path, node) of every node under ``node``, itself first, in order."""
+    yield path, node
+    if isinstance(node, (DictConfig, ListConfig)) and not node._is_none() and not node._is_missing() \
+            and not node._is_interpolation():
+        keys = node.keys() if isinstance(node, DictConfig) else range(len(node))
+        for key in keys:
+            yield from _nodes(node._get_node(key), f"{path}.{key}")
+
+
+@pytest.mark.parametrize("overrides", [[], ["experiment=demo_sweep"],
+                                       ["judge=local", "router=keyword", "stats.front.enabled=false"]])
+def test_a_copy_with_metadata_copied_directly_equals_pythons_generic_copy(compose, monkeypatch, overrides):
+    from omegaconf.base import Metadata
+
+    register()
+    config = compose(overrides, return_hydra_config=True)
+    config.retriever._metadata.resolver_cache["oc.env"][("HOME",)] = "/home/x"  # a cache with an entry
+    fast = copy.deepcopy(config)
+    monkeypatch.delattr(Metadata, "__deepcopy__")
+    generic = copy.deepcopy(config)
+    pairs = list(zip(_nodes(fast), _nodes(generic), _nodes(config)))
+    assert len(pairs) == len(list(_nodes(config))) > 500
+    for (path, a), (_, b), (_, original) in pairs:
+        assert type(a) is type(b) and type(a._metadata) is type(b._metadata), path
+        assert a._metadata == b._metadata and a._metadata is not original._metadata, path
+        assert a._metadata.flags is not original._metadata.flags, path
+        assert a._metadata.resolver_cache is not original._metadata.resolver_cache, path
+        assert a.__dict__.get("_flags_cache") == b.__dict__.get("_flags_cache"), path
+        if isinstance(a, ValueNode):
+            assert a._value() == b._value(), path
+    assert OmegaConf.to_yaml(fast) == OmegaConf.to_yaml(generic) == OmegaConf.to_yaml(config)
+    fast.retriever._set_flag("readonly", True)  # the copy's flags are its own
+    assert config.retriever._get_flag("readonly") is not True
