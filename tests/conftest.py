@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 from pathlib import Path
 
@@ -81,19 +82,33 @@ def one_ray_cluster_at_a_time(tmp_path_factory):
 
 @pytest.fixture
 def compose():
-    """compose(overrides) -> the real root config with those overrides."""
-    from hydra import compose as hydra_compose
-    from hydra import initialize_config_dir
-
+    """compose(overrides) -> the real root config with those overrides: the test's own copy of a
+    composition kept for the test process (``conf/`` does not change during a session; ~400 tests
+    compose, many the same overrides, and Hydra's composition is most of a config test's time)."""
     from harness.config import register
 
     register()
 
     def _compose(overrides: list[str] | None = None, return_hydra_config: bool = False):
-        with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
-            return hydra_compose("config", overrides=overrides or [], return_hydra_config=return_hydra_config)
+        key = (tuple(overrides or []), return_hydra_config, os.getcwd(), tuple(sorted(os.environ.items())))
+        if key not in _COMPOSED:
+            _COMPOSED[key] = _hydra_compose(PROJECT_ROOT / "conf", list(overrides or []), return_hydra_config)
+        return copy.deepcopy(_COMPOSED[key])
 
     return _compose
+
+
+# Compositions of conf/ kept per test process, by overrides, working folder and environment (what a
+# composition reads besides the files); a failed composition is not kept, so it fails again.
+_COMPOSED: dict = {}
+
+
+def _hydra_compose(folder: Path, overrides: list[str], return_hydra_config: bool = False):
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+
+    with initialize_config_dir(version_base="1.3", config_dir=str(folder)):
+        return hydra_compose("config", overrides=overrides, return_hydra_config=return_hydra_config)
 
 
 @pytest.fixture
@@ -102,16 +117,12 @@ def copied_conf(tmp_path):
     source tree): returns (folder, compose(overrides) -> the root config composed from the copy)."""
     import shutil
 
-    from hydra import compose as hydra_compose
-    from hydra import initialize_config_dir
-
     from harness.config import register
 
     register()
     folder = shutil.copytree(PROJECT_ROOT / "conf", tmp_path / "conf")
 
     def _compose(overrides: list[str] | None = None):
-        with initialize_config_dir(version_base="1.3", config_dir=str(folder)):
-            return hydra_compose("config", overrides=overrides or [])
+        return _hydra_compose(folder, list(overrides or []))
 
     return folder, _compose
