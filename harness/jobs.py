@@ -27,7 +27,8 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
 from harness.config.checks import check_config
-from harness.config.composition import LeastRecentlyUsed, compose_by_choices
+from harness.config.composition import compose_by_choices
+from harness.config.lru import LeastRecentlyUsed
 from harness.data.records import Dataset
 from harness.racing.order import first_questions
 from harness.stages.answering import Answering

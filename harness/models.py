@@ -57,7 +57,8 @@ def resolve_dtype(dtype: str, device: str) -> str:
     """
     if dtype != "auto":
         return dtype
-    if resolve_device(device) == "cpu" and (flags := _cpu_flags()) is not None:
+    device = resolve_device(device)
+    if device == "cpu" and (flags := _cpu_flags()) is not None:
         # what torch's checks below answer, read from Linux's flags without importing torch; AMX
         # alone is left to torch, which also asks the kernel for leave to use it
         if "avx512_bf16" in flags:
@@ -66,7 +67,7 @@ def resolve_dtype(dtype: str, device: str) -> str:
             return "float32"
     import torch
 
-    if resolve_device(device).startswith("cuda"):
+    if device.startswith("cuda"):
         return "bfloat16" if torch.cuda.is_bf16_supported() else "float32"
     cpu = getattr(torch, "cpu", None)
     native = [getattr(cpu, name, None) for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")]

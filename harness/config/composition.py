@@ -18,7 +18,6 @@ from __future__ import annotations
 import copy
 import os
 import sys
-from collections import OrderedDict
 
 from hydra._internal.config_loader_impl import ConfigLoaderImpl, get_overrides_dirname
 from hydra.core.override_parser.overrides_parser import OverridesParser
@@ -28,32 +27,12 @@ from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
 
+from harness.config.lru import LeastRecentlyUsed
+
 
 # Jobs whose configs are kept between the start check, the sweeper's validation and the launcher
 # (a larger sweep composes the earliest again).
 JOBS_KEPT = 256
-
-
-class LeastRecentlyUsed(OrderedDict):
-    """A dict of at most ``size`` entries: setting one more drops the one used longest ago."""
-
-    def __init__(self, size: int) -> None:
-        super().__init__()
-        self.size = size
-
-    def __reduce__(self):
-        # OrderedDict's own reduce calls the class with no arguments: a copy or pickle keeps the size.
-        return type(self), (self.size,), None, None, iter(self.items())
-
-    def __getitem__(self, key):
-        self.move_to_end(key)
-        return super().__getitem__(key)
-
-    def __setitem__(self, key, value) -> None:
-        super().__setitem__(key, value)
-        self.move_to_end(key)
-        while len(self) > self.size:
-            self.popitem(last=False)
 
 
 class ComposedByChoices:

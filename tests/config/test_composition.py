@@ -93,7 +93,8 @@ def test_a_copied_loader_composes_afresh_in_its_worker(loader):
     import copy
     import pickle
 
-    from harness.config.composition import LeastRecentlyUsed, compose_by_choices
+    from harness.config.composition import compose_by_choices
+    from harness.config.lru import LeastRecentlyUsed
 
     master = loader.load_configuration("config", ["retriever.top_k=5,6"], RunMode.MULTIRUN)
     compose_by_choices(loader)

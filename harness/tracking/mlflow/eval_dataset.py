@@ -21,7 +21,7 @@ import threading
 from contextlib import contextmanager
 from typing import Any
 
-from harness.config.composition import LeastRecentlyUsed
+from harness.config.lru import LeastRecentlyUsed
 from harness.results.records import RunResult
 from harness.tracking.mlflow.inputs import ATTEMPTS, CONTEXT, is_conflict
 from harness.tracking.mlflow.store import one_line, shown, store_lock
