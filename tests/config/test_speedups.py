@@ -6,7 +6,7 @@ import copy
 
 import pytest
 import yaml
-from omegaconf import DictConfig, ListConfig, OmegaConf
+from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
 from omegaconf.nodes import ValueNode
 from omegaconf._utils import get_omega_conf_dumper
 
@@ -89,28 +89,43 @@ def test_config_files_read_with_libyaml_are_omegaconfs_data_and_a_broken_one_get
         assert "^" in error(lambda: OmegaConf.create(broken))
 
 
-def _nodes(node, path=""):
-    """(path, node) of every node under ``node``, itself first, in order."""
+def _nodes(node, path=()):
+    """(path: its keys, node) of every node under ``node``, itself first, in order."""
     yield path, node
     if isinstance(node, (DictConfig, ListConfig)) and not node._is_none() and not node._is_missing() \
             and not node._is_interpolation():
         keys = node.keys() if isinstance(node, DictConfig) else range(len(node))
         for key in keys:
-            yield from _nodes(node._get_node(key), f"{path}.{key}")
+            yield from _nodes(node._get_node(key), (*path, key))
 
 
 @pytest.mark.parametrize("overrides", [[], ["experiment=demo_sweep"],
                                        ["judge=local", "router=keyword", "stats.front.enabled=false"]])
-def test_a_copy_with_metadata_copied_directly_equals_pythons_generic_copy(compose, monkeypatch, overrides):
+def test_a_copy_with_metadata_and_value_nodes_copied_directly_equals_omegaconfs_copy(compose, monkeypatch, overrides):
+    """Node metadata copied field by field equals Python's generic copy of it, and nodes (values,
+    dicts, lists) copied without their constructors equal OmegaConf's own copy: every node's
+    fields, in order, each child under its copied parent."""
+    from omegaconf import nodes
     from omegaconf.base import Metadata
+
+    from harness.config.speedups import _ORIGINAL, _value_node_deepcopy
 
     register()
     config = compose(overrides, return_hydra_config=True)
     config.retriever._metadata.resolver_cache["oc.env"][("HOME",)] = "/home/x"  # a cache with an entry
     fast = copy.deepcopy(config)
     monkeypatch.delattr(Metadata, "__deepcopy__")
+    patched = [name for name in ("AnyNode", "StringNode", "PathNode", "IntegerNode", "BytesNode", "FloatNode",
+                                 "BooleanNode") if vars(getattr(nodes, name))["__deepcopy__"] is _value_node_deepcopy]
+    assert len(patched) == 7
+    for name in patched:
+        monkeypatch.setattr(getattr(nodes, name), "__deepcopy__", _ORIGINAL[f"{name}.__deepcopy__"])
+    for cls in (DictConfig, ListConfig):
+        assert vars(cls)["__deepcopy__"] is not _ORIGINAL[f"{cls.__name__}.__deepcopy__"]
+        monkeypatch.setattr(cls, "__deepcopy__", _ORIGINAL[f"{cls.__name__}.__deepcopy__"])
     generic = copy.deepcopy(config)
     pairs = list(zip(_nodes(fast), _nodes(generic), _nodes(config)))
+    fast_nodes, generic_nodes = dict(_nodes(fast)), dict(_nodes(generic))
     assert len(pairs) == len(list(_nodes(config))) > 500
     for (path, a), (_, b), (_, original) in pairs:
         assert type(a) is type(b) and type(a._metadata) is type(b._metadata), path
@@ -118,8 +133,41 @@ def test_a_copy_with_metadata_copied_directly_equals_pythons_generic_copy(compos
         assert a._metadata.flags is not original._metadata.flags, path
         assert a._metadata.resolver_cache is not original._metadata.resolver_cache, path
         assert a.__dict__.get("_flags_cache") == b.__dict__.get("_flags_cache"), path
+        assert list(a.__dict__) == list(b.__dict__), path
+        assert (a._parent is None) == (b._parent is None) and (path == () or a._parent is not original._parent), path
+        if path:
+            assert a._parent is fast_nodes[path[:-1]] and b._parent is generic_nodes[path[:-1]], path
         if isinstance(a, ValueNode):
-            assert a._value() == b._value(), path
+            assert a._value() == b._value() and type(a._value()) is type(b._value()), path
     assert OmegaConf.to_yaml(fast) == OmegaConf.to_yaml(generic) == OmegaConf.to_yaml(config)
-    fast.retriever._set_flag("readonly", True)  # the copy's flags are its own
+    fast.retriever.top_k = 99  # the copy's values are its own
+    assert config.retriever.top_k != 99 and generic.retriever.top_k == config.retriever.top_k
+    fast.retriever._set_flag("readonly", True)  # and its flags
     assert config.retriever._get_flag("readonly") is not True
+
+
+def test_hydras_job_files_are_omegaconfs_text_for_the_harness_configs_and_its_data_for_hydras(compose, tmp_path):
+    """Each job's .hydra/config.yaml and overrides.yaml, written on libyaml's emitter, are the text
+    OmegaConf's own dumper writes; hydra.yaml (Hydra's help templates: long quoted strings) the same data."""
+    from pathlib import Path
+
+    import hydra.core.utils
+
+    register()
+    assert hydra.core.utils._save_config._harness_fast
+    config = compose(["experiment=demo_sweep", "retriever.top_k=7"], return_hydra_config=True)
+    task = copy.deepcopy(config)
+    with open_dict(task):  # as Hydra's run_job makes the job's config
+        del task["hydra"]
+    files = {"config.yaml": task, "hydra.yaml": OmegaConf.masked_copy(config, "hydra"),
+             "overrides.yaml": config.hydra.overrides.task}
+    for name, cfg in files.items():
+        hydra.core.utils._save_config(cfg, name, tmp_path / "fast")
+        written = Path(tmp_path / "fast" / name).read_text()
+        expected = OmegaConf.to_yaml(cfg)
+        if name == "hydra.yaml":
+            assert yaml.safe_load(written) == yaml.safe_load(expected)
+        else:
+            assert written == expected, name
+    assert yaml.safe_load((tmp_path / "fast" / "overrides.yaml").read_text()) == ["experiment=demo_sweep",
+                                                                                 "retriever.top_k=7"]
