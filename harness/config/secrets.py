@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from omegaconf import DictConfig, ListConfig, OmegaConf
+from omegaconf.nodes import ValueNode
 
 MASK = "***"
 # Keys whose values are secrets (`api_key`, `hf_token`, `db_password`...), not `api_key_env` or `max_tokens`.
@@ -172,6 +173,9 @@ def _leaves(node, path: str) -> Iterator[tuple[str, Any]]:
         if isinstance(child, (DictConfig, ListConfig)):
             yield from _leaves(child, where)
         elif child is not None and not child._is_missing():
+            if isinstance(child, ValueNode) and not child._is_interpolation():
+                yield where, child._value()  # what node[key] returns, without its resolution machinery
+                continue
             try:
                 value = node[key]
             except Exception:  # noqa: BLE001 - unresolvable outside a job (${hydra:...}): not a value yet

@@ -131,3 +131,33 @@ def test_a_failed_job_s_message_and_traceback_are_redacted(tmp_path):
         outcome = JobOutcome.from_exception(err, tmp_path)
     assert outcome.message == "ConnectionError: http://u:***@h/v1 refused key ***"
     assert "pw-in-url" not in outcome.error and OPENAI_KEY not in outcome.error
+
+
+def test_the_leaves_checked_are_every_value_the_config_resolves_to(compose):
+    """check_no_secrets reads a plain value node directly: the same (key, value) pairs, in order, as
+    reading every leaf through the config (``node[key]``, resolving interpolations)."""
+    from omegaconf import DictConfig, ListConfig
+
+    def through_the_config(node, path):
+        if node._is_missing() or node._is_none():
+            return
+        for key in (node.keys() if isinstance(node, DictConfig) else range(len(node))):
+            where = f"{path}.{key}" if path else str(key)
+            child = node._get_node(key)
+            if isinstance(child, (DictConfig, ListConfig)):
+                yield from through_the_config(child, where)
+            elif child is not None and not child._is_missing():
+                try:
+                    value = node[key]
+                except Exception:  # noqa: BLE001 - as check_no_secrets: unresolvable outside a job
+                    continue
+                if isinstance(value, (DictConfig, ListConfig)):
+                    yield from through_the_config(value, where)
+                else:
+                    yield where, value
+
+    for overrides in ([], ["experiment=demo_sweep"], ["judge=local", "generator=openai", "router=keyword"]):
+        config = compose(overrides, return_hydra_config=True)
+        fast, expected = list(secrets._leaves(config, "")), list(through_the_config(config, ""))
+        assert len(fast) > 500 and [(k, type(v)) for k, v in fast] == [(k, type(v)) for k, v in expected]
+        assert fast == expected

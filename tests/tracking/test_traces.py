@@ -126,7 +126,9 @@ def read_only(uri: str) -> str:
     return f"sqlite:///file:{uri.removeprefix('sqlite:///')}?mode=ro&uri=true"
 
 
-def test_a_store_that_refuses_the_traces_leaves_the_run_logged_and_says_why_in_one_line(tmp_path):
+def test_a_store_that_refuses_the_traces_leaves_the_run_logged_and_says_why_in_one_line(tmp_path, monkeypatch):
+    # MLflow makes the read-only URI's folder ("file:/tmp/...") relative to the working folder: not the checkout's
+    monkeypatch.chdir(tmp_path)
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     tracker = MLflowTracker(uri, "exp", str(tmp_path / "mlruns"), ui_hint=False, traces="none")
     info = JobInfo(name="retriever=bm25", choices={}, overrides=[], params={}, config_yaml="")

@@ -142,7 +142,9 @@ class MLflowTracker(Tracker):
         if parent_id:
             tags[PARENT_TAG] = parent_id
         with self._refusals("the run"):
-            return self._client.create_run(self._experiment(), run_name=info.name, tags=tags).info.run_id
+            run_id = self._client.create_run(self._experiment(), run_name=info.name, tags=tags).info.run_id
+        _NEW_RUNS.add(run_id)
+        return run_id
 
     def log_job(self, outcome: JobOutcome, info: JobInfo, parent_id: str | None,
                 run_id: str | None = None) -> str:
@@ -161,6 +163,8 @@ class MLflowTracker(Tracker):
         params, metrics, each tag and the table's tag made nine. Files are written beside them.
         """
         client = self._client
+        new = run_id in _NEW_RUNS  # nothing logged into it yet: no table, no list of tables to read
+        _NEW_RUNS.discard(run_id)  # tried again, the run may hold what the first try wrote
         try:
             params = {f"choice.{group}": option for group, option in info.choices.items()}
             params.update(info.params)
@@ -171,7 +175,7 @@ class MLflowTracker(Tracker):
                 tags.update({"dataset.sha256": result.dataset_sha256, "dataset.name": result.dataset})
                 for name in [FILE_NAME, *sorted(result.artifacts)]:
                     client.log_artifact(run_id, str(outcome.output_dir / name))
-                tags.update(self._log_table(run_id, result.rows))
+                tags.update(self._log_table(run_id, result.rows, new))
                 link_eval_dataset(client, self.tracking_uri, run_id, self._experiment(), result)
                 self.log_traces(run_id, result, info.name)
             if outcome.error:
@@ -312,7 +316,7 @@ class MLflowTracker(Tracker):
         tag_list = [RunTag(key, str(value)) for key, value in (tags or {}).items()]
         self._client.log_batch(run_id, metrics=metric_list, params=param_list, tags=tag_list)
 
-    def _log_table(self, run_id: str, rows: list[dict[str, Any]]) -> dict[str, str]:
+    def _log_table(self, run_id: str, rows: list[dict[str, Any]], new: bool = False) -> dict[str, str]:
         """Writes the per-question table in MLflow's table format, viewable in the UI; returns the tag
         that lists it among the run's tables, for the job's batch ({} when it is listed already).
 
@@ -321,14 +325,15 @@ class MLflowTracker(Tracker):
         of a write of its own, and a table is read once where MLflow's append read it again; tests
         check the file and tag equal MLflow's. As MLflow does, a table the run already has is
         appended to: a run logged again (a race's next round on a longer prefix of the same
-        questions) gets only the questions its table lacks.
+        questions) gets only the questions its table lacks. A ``new`` run (created by this process,
+        nothing logged into it yet) is not read first.
         """
         import io
 
         import pandas as pd
         from mlflow.utils.mlflow_tags import MLFLOW_LOGGED_ARTIFACTS
 
-        text = mlflow_runs.logged_table(self._client, run_id, _TABLE)
+        text = None if new else mlflow_runs.logged_table(self._client, run_id, _TABLE)
         logged = _question_ids(json.loads(text)) if text is not None else set()
         rows = [row for row in rows if row.get("question_id") not in logged]
         if rows or text is None:
@@ -338,9 +343,13 @@ class MLflowTracker(Tracker):
                 frame = pd.concat([pd.read_json(io.StringIO(text), orient="split"), frame], ignore_index=True)
             self._client.log_text(run_id, frame.to_json(orient="split", index=False, date_format="iso"), _TABLE)
         # listed even when the table was there: a job's logging tried again after its batch failed
-        listed = json.loads(self._client.get_run(run_id).data.tags.get(MLFLOW_LOGGED_ARTIFACTS, "[]"))
+        listed = [] if new else json.loads(self._client.get_run(run_id).data.tags.get(MLFLOW_LOGGED_ARTIFACTS, "[]"))
         entry = {"path": _TABLE, "type": "table"}
         return {} if entry in listed else {MLFLOW_LOGGED_ARTIFACTS: json.dumps([*listed, entry])}
+
+
+# Runs this process created (start_job) and has not yet logged a job into: what _log_table need not read.
+_NEW_RUNS: set[str] = set()
 
 
 def _question_ids(table: dict[str, Any]) -> set[str]:
