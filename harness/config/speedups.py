@@ -26,7 +26,7 @@ files with it too (:func:`_save_hydra_files_with_libyaml`): 23 of 24 ms a job to
 Nodes are deep-copied without running their constructors (:func:`_value_node_deepcopy`,
 :func:`_dict_config_deepcopy`, :func:`_list_config_deepcopy`): OmegaConf builds a fresh node,
 validating a default value and setting its flags, only to overwrite every field. With the metadata
-copy, a config's copy takes 7 ms instead of 19.
+copy, the demo config's copy takes about 8 ms instead of 19 (15 with the metadata copy alone).
 """
 
 from __future__ import annotations
