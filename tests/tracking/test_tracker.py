@@ -119,7 +119,8 @@ def test_a_jobs_table_and_tags_equal_what_mlflows_own_calls_write(tmp_path, trac
             {"question_id": "q2", "retrieval/mrr": 0.5, "chunks": ["c"], "answer": "x"}]
     more = [*rows, {"question_id": "q3", "retrieval/mrr": 0.25, "chunks": [], "answer": "y"}]
     client = MlflowClient(tracker.tracking_uri)
-    experiment = client.get_experiment_by_name("exp") or client.get_experiment(client.create_experiment("exp"))
+    # the tracker's own folder for artifacts: created here without one, they would go to ./mlruns
+    experiment = client.get_experiment(client.create_experiment("exp", (tmp_path / "mlruns").as_uri()))
     reference = client.create_run(experiment.experiment_id).info.run_id
     for table in (rows, more[2:]):  # MLflow's own: the table, then only the questions it lacks
         client.log_table(reference, data=pd.DataFrame([{k: ("|".join(v) if isinstance(v, list) else v)
