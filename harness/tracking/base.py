@@ -83,10 +83,11 @@ class Tracker:
         and closes it; returns its id."""
         return None
 
-    def log_traces(self, run_id: str, result, name: str) -> None:
+    def log_traces(self, run_id: str, result, name: str, fresh: bool = False) -> None:
         """Records the job's questions (``result``: its RunResult) that run ``run_id`` lacks, one
         trace each (:meth:`log_job` does it for a job it logs; ``harness sync`` for runs logged
-        before their traces were)."""
+        before their traces were). ``fresh``: the run has none of them yet (a race's round, the
+        questions it adds), so it is not read first."""
 
     def flush(self) -> list[str]:
         """Waits for what is still being written in the background (a sweep's traces); returns a
@@ -104,7 +105,7 @@ class Tracker:
         """Marks a resumed sweep's parent record running again, with new tags."""
 
     def reopen_run(self, run_id: str, tags: dict[str, str]) -> None:
-        """Marks a finished record running again, with new tags (a race's next round of a job)."""
+        """Marks a finished record running again, with new tags (a resumed sweep's parent)."""
 
     def has_run(self, run_id: str) -> bool:
         """Whether the store holds this run (``harness sync`` re-creates a parent it lacks)."""

@@ -4,7 +4,8 @@ Round after round it hands the surviving configurations to the configured launch
 batch, each on the first ``n`` questions of one seeded order (``race.questions=n``) and in its
 own folder (``<sweep dir>/<configuration number>``, so a configuration keeps one folder and one
 tracked run from round to round); then reads each job's per-question table and eliminates the
-configurations an anytime-valid test finds worse than the leader. It never runs a job itself.
+configurations an anytime-valid test finds worse than the leader, and logs their runs (a round's
+jobs log nothing: harness.tracking.sweep.race). It never runs a job itself.
 """
 
 import logging
@@ -42,6 +43,7 @@ class RacingSweeper(Sweeper):
         from harness.jobs import load_dataset, parts_of_this_process
         from harness.racing.order import first_questions, round_sizes
         from harness.tracking.sweep.naming import sweep_job_name, sweep_naming
+        from harness.tracking.sweep.race import RoundLogger
 
         assert self.config is not None and self.launcher is not None and self.hydra_context is not None
         parser = OverridesParser.create(config_loader=self.hydra_context.config_loader)
@@ -66,9 +68,11 @@ class RacingSweeper(Sweeper):
         race = None
         returns: List[Sequence[JobReturn]] = []
         survivors = list(range(len(jobs)))
+        tracking = RoundLogger(self.config, sweep_dir)  # logs who left after each round; the rest at the end
         for size in sizes:
             batch = [[*jobs[i], f"race.questions={size}", f"hydra.sweep.subdir={i}"] for i in survivors]
-            self.validate_batch_is_legal(batch)
+            if size == sizes[0]:  # later rounds change only race.questions, a value
+                self.validate_batch_is_legal(batch)
             results = self.launcher.launch(batch, initial_job_idx=self.job_idx)
             self.job_idx += len(batch)
             returns.append(results)
@@ -82,7 +86,10 @@ class RacingSweeper(Sweeper):
             race.save(sweep_dir)
             for elimination in record.eliminated:
                 log.info("race round %d: eliminated %s (%s)", record.number, elimination.name, elimination.reason)
+            left = [i for i in survivors if names[i] not in race.survivors]
             survivors = [names.index(name) for name in race.survivors]
+            if not race.done:  # at the end every configuration's run is logged by the tracking callback
+                tracking.configurations_left([str(i) for i in left])
             if race.done:
                 break
         return returns

@@ -20,6 +20,8 @@ from mlflow.tracking import MlflowClient
 
 from harness.data.questions_jsonl import load_questions_jsonl
 from harness.racing.order import first_questions
+from harness.results.table import FILE_NAME
+from harness.tracking.mlflow.traces import QUESTION_TAG
 from tests.conftest import PROJECT_ROOT
 from tests.forkserver import popen
 from tests.forkserver import run as forked
@@ -121,3 +123,38 @@ def resume(folder: Path, overrides: list[str], sweep_dir: Path) -> subprocess.Co
 def test_killed_race_resumes(tmp_path):
     sweep_dir = kill_after(tmp_path, RACE, jobs=1)
     check_race(tmp_path, sweep_dir, resume(tmp_path, RACE, sweep_dir).stdout)
+
+
+def test_a_loser_is_logged_when_it_leaves_and_the_others_once_with_their_last_round(tmp_path):
+    """Chunks of 12 tokens leave after the first round (20 questions); 64 and 128 run the second
+    (40). The loser's run is logged as it leaves, while the race goes on; the others' once, at the end."""
+    sizes = {"chunker.size=12": 20, "chunker.size=64": 40, "chunker.size=128": 40}
+    race = ["hydra/sweeper=racing", "chunker.size=12,64,128", "chunker.overlap=2",
+            "stats.primary.name=key_facts/coverage_exact", "race.first=20", "race.step=20", "race.max_rounds=2",
+            "race.alpha=0.2", f"hydra.sweep.dir={tmp_path / 'sweep'}"]
+    done = forked(command(tmp_path, *race), cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    client, parent, children = runs(tmp_path, jobs=3)
+    assert parent.data.metrics["race/rounds"] == 2 and parent.data.metrics["race/evaluations"] == 20 + 40 + 40
+    demo = load_questions_jsonl("cloudflow_demo", str(PROJECT_ROOT / "experiments/demo/questions.jsonl"),
+                                str(PROJECT_ROOT / "experiments/demo/docs"))
+    for name, child in children.items():
+        assert child.info.status == "FINISHED" and child.data.metrics["race/questions"] == sizes[name]
+        assert child.data.metrics["race/eliminated_round"] == (name == LOSER)
+        # logged once: one value in each metric's history, not one a round
+        assert [m.value for m in client.get_metric_history(child.info.run_id, "run/questions")] == [sizes[name]]
+        table = json.loads(Path(client.download_artifacts(child.info.run_id, "per_question_table.json",
+                                                          str(tmp_path / name))).read_text())
+        column = table["columns"].index("question_id")
+        assert sorted(row[column] for row in table["data"]) == sorted(
+            q.id for q in first_questions(demo, sizes[name], seed=0).questions)
+        # one trace per question it got to, each written once (the second round added 20)
+        traces = client.search_traces(locations=[child.info.experiment_id], run_id=child.info.run_id,
+                                      max_results=100, include_spans=False)
+        assert sorted(t.info.tags[QUESTION_TAG] for t in traces) == sorted(row[column] for row in table["data"])
+    # the loser's run was closed before the second round's jobs wrote their tables
+    second_round = min((tmp_path / "sweep" / folder / FILE_NAME).stat().st_mtime for folder in ("1", "2"))
+    assert children[LOSER].info.end_time / 1000 < second_round
+    # each configuration's folder names the run that holds it (what `harness sync` reads)
+    summaries = [json.loads(path.read_text()) for path in (tmp_path / "sweep").glob("*/summary.json")]
+    assert sorted(s["run_id"] for s in summaries) == sorted(c.info.run_id for c in children.values())

@@ -77,3 +77,30 @@ def test_run_result_reads_back_what_it_wrote(tmp_path):
                        metrics={"x": 1.0}, info={"seconds": {"retrieve": 0.1}}, artifacts={"a.json": "{}"})
     result.write(tmp_path)
     assert RunResult.read(tmp_path) == result
+
+
+def test_a_race_configuration_is_logged_into_the_run_its_first_round_opened(tmp_path):
+    """A race whose end could not be logged: its configurations' runs exist (opened by their first
+    rounds, RUNNING), their results do not; sync logs each into its own run and makes no other."""
+    root = tmp_path / "sweep"
+    _unlogged_sweep(root)
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    tracker = MLflowTracker(uri, "synced", artifact_location=str(tmp_path / "mlruns"))
+    state = sweep.read_sweep(root)
+    state["parent_run_id"] = tracker.start_sweep("demo sweep x", state["parent"]["tags"])
+    sweep.save_sweep(root, state)
+    opened = {}
+    for num in (0, 1):
+        info = JobInfo(**sweep.collect_job_summaries(root, state["sweep_id"])[num]["job_info"])
+        opened[info.name] = tracker.start_job(info, state["parent_run_id"])
+        sweep.keep_round_run(root / str(num), state["sweep_id"], opened[info.name], {"q1"})
+    report = sync_sweep(root, tracker, ["retrieval/mrr"])
+    assert not report.parent_created and sorted(report.logged) == ["retriever=r0", "retriever=r1"]
+
+    client = MlflowClient(uri)
+    runs = client.search_runs([client.get_experiment_by_name("synced").experiment_id])
+    children = {r.info.run_name: r for r in runs if r.data.tags.get("mlflow.parentRunId") == state["parent_run_id"]}
+    assert {name: run.info.run_id for name, run in children.items()} == opened and len(runs) == 3
+    for name, run in children.items():
+        assert run.info.status == "FINISHED" and run.data.metrics["retrieval/mrr"] == (1.0 if name.endswith("r0") else 0.5)
+    assert {s["run_id"] for s in sweep.collect_job_summaries(root, state["sweep_id"])} == set(opened.values())

@@ -58,6 +58,8 @@ class TraceJob:
     stages: StageRecords | None
     # How a call is tried again while a tracking server does not answer (the tracker's); None: once.
     retry: Callable[[Callable[[], Any], str], Any] | None = None
+    # None of these questions has a trace in the run yet (a race's round, its new questions): no look-up.
+    fresh: bool = False
 
 
 class TraceWriter:
@@ -125,7 +127,7 @@ class TraceWriter:
         self._failures.append(line)
 
     def _write(self, job: TraceJob) -> int:
-        logged = self._logged(job.experiment_id, job.run_id)
+        logged = {} if job.fresh else self._logged(job.experiment_id, job.run_id)
         todo = [row for row in job.rows if logged.get(row["question_id"]) is not True]
         for start in range(0, len(todo), BATCH):
             built = [build_trace(row, job.stages, job.run_id, job.experiment_id, job.name)
@@ -187,7 +189,7 @@ def trace_rows(rows: list[dict[str, Any]], traces: Traces) -> list[dict[str, Any
 
 
 def log_traces(tracking_uri: str, traces: Traces, experiment_id: str, run_id: str, result: RunResult, name: str,
-               retry: Callable[[Callable[[], Any], str], Any], background_from: int = 0) -> None:
+               retry: Callable[[Callable[[], Any], str], Any], background_from: int = 0, fresh: bool = False) -> None:
     """Writes the job's traces its run lacks: in the background in the process that runs a sweep's
     jobs one after another (the next job computes meanwhile; :func:`pending_failures` waits) when
     the job has at least ``background_from`` of them or the writer process already runs, else
@@ -195,7 +197,7 @@ def log_traces(tracking_uri: str, traces: Traces, experiment_id: str, run_id: st
     rows = trace_rows(result.rows, traces)
     if not rows:
         return
-    job = TraceJob(experiment_id, run_id, name, rows, result.stages, retry)
+    job = TraceJob(experiment_id, run_id, name, rows, result.stages, retry, fresh)
     writer = writer_for(tracking_uri)
     if OPEN.sweep_id is not None:
         writer.submit(job, background_from)

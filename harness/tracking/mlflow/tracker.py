@@ -189,9 +189,9 @@ class MLflowTracker(Tracker):
         finally:
             client.set_terminated(run_id, status=outcome.status)
 
-    def log_traces(self, run_id: str, result: RunResult, name: str) -> None:
+    def log_traces(self, run_id: str, result: RunResult, name: str, fresh: bool = False) -> None:
         mlflow_trace_writer.log_traces(self.tracking_uri, self.traces, self._experiment(), run_id, result, name,
-                                       self._retrying, self.background_traces_from)
+                                       self._retrying, self.background_traces_from, fresh)
 
     def flush(self) -> list[str]:
         return mlflow_trace_writer.pending_failures(self.tracking_uri)
@@ -324,8 +324,8 @@ class MLflowTracker(Tracker):
         ``mlflow.loggedArtifacts`` tag), done here so that the tag joins the job's one batch instead
         of a write of its own, and a table is read once where MLflow's append read it again; tests
         check the file and tag equal MLflow's. As MLflow does, a table the run already has is
-        appended to: a run logged again (a race's next round on a longer prefix of the same
-        questions) gets only the questions its table lacks. A ``new`` run (created by this process,
+        appended to: a run logged again (a job's logging tried again, or by ``harness sync``) gets
+        only the questions its table lacks. A ``new`` run (created by this process,
         nothing logged into it yet) is not read first.
         """
         import io

@@ -33,7 +33,6 @@ from harness.jobs import (JobNotValid, SweepNotValid, build_job, check_sweep_job
 from harness.log_filters import FILE_ONLY
 from harness.racing.race import read_race
 from harness.tracking.sweep import race, state as sweep
-from harness.tracking.base import StoreRefused
 from harness.tracking.verdicts.description import describe_runs
 from harness.tracking.verdicts.gating import check_gates
 from harness.tracking.sweep.interruption import OPEN, allow_signals, hold_signals
@@ -44,7 +43,7 @@ from harness.tracking.verdicts.selfcheck_flags import threshold_notes, warnings 
 from harness.tracking.outcome import JobInfo, JobOutcome
 from harness.tracking.sweep.resume import resume_sweep
 from harness.tracking.sweep.search import log_search_result
-from harness.tracking.sweep.sync import mark_sweep_end_logged, not_logged
+from harness.tracking.sweep.sync import log_summary, mark_sweep_end_logged, not_logged
 
 log = logging.getLogger(__name__)
 
@@ -143,15 +142,14 @@ class TrackingCallback(Callback):
         if multirun and sweep.finished_job(Path(hydra_cfg.sweep.dir), Path(hydra_cfg.runtime.output_dir),
                                            info.overrides):
             return  # a resumed sweep's finished job keeps its run
-        tracker = instantiate(config.tracking)
-        earlier = race.earlier_round_run(Path(hydra_cfg.runtime.output_dir), state.get("sweep_id"),
-                                         OmegaConf.select(config, "race.questions")) if multirun else None
+        output_dir, race_round = Path(hydra_cfg.runtime.output_dir), multirun and race.is_round(config)
+        tracker = race.round_tracker(config) if race_round else instantiate(config.tracking)
         try:  # the job's run is RUNNING while it computes, so a kill can mark it KILLED
-            if earlier:  # a race's next round: the configuration's one run goes on
-                tracker.reopen_run(earlier, process_tags())
-                OPEN.job_run_id, OPEN.job_tracker = earlier, tracker
-            else:
-                OPEN.job_run_id, OPEN.job_tracker = tracker.start_job(info, state.get("parent_run_id")), tracker
+            earlier = sweep.round_run(output_dir, state.get("sweep_id")) if race_round else None
+            OPEN.job_run_id = earlier or tracker.start_job(info, state.get("parent_run_id"))
+            OPEN.job_tracker = tracker
+            if race_round and not earlier and OPEN.job_run_id:  # the configuration's one run, from round to round
+                sweep.keep_round_run(output_dir, state["sweep_id"], OPEN.job_run_id)
         except Exception:  # the job's end opens it (waiting for a server that blinks); the job goes on
             log.info("tracking could not open a run for %s", info.name, exc_info=True, extra=FILE_ONLY)
 
@@ -168,15 +166,12 @@ class TrackingCallback(Callback):
             "error": outcome.message, "output_dir": str(outcome.output_dir),
             "job_info": asdict(info),  # what `harness sync` needs to log the job later
         }
-        tracker = instantiate(config.tracking)
-        try:
-            summary["run_id"] = tracker.log_job(outcome, info, state.get("parent_run_id"), OPEN.job_run_id)
-        except Exception as err:  # results stay on disk; the tracking failure is reported, not hidden
-            # One line on the console; the traceback in the job's log file.
-            log.info("tracking failed for %s", info.name, exc_info=True, extra=FILE_ONLY)
-            if multirun:
-                log.warning("NOT LOGGED %s: %s; its results are in %s", info.name, err, outcome.output_dir)
-            summary["tracking_error"] = str(err) if isinstance(err, StoreRefused) else repr(err)
+        if multirun and race.is_round(config):  # its traces now; its results once the race has decided it
+            tracker = race.round_tracker(config)
+            race.log_round_traces(tracker, OPEN.job_run_id, outcome, info.name, state["sweep_id"])
+        else:
+            tracker = instantiate(config.tracking)
+            log_summary(tracker, summary, outcome, info, state.get("parent_run_id"), OPEN.job_run_id, multirun)
         traces_failed = tracker.flush() if OPEN.sweep_id is None else []  # else written in the background
         if traces_failed:
             summary["traces_error"] = traces_failed[-1]
@@ -207,6 +202,7 @@ class TrackingCallback(Callback):
         record = read_race(sweep_dir)  # a racing sweep's rounds and eliminations
         if record:
             summaries = race.add_race_figures(summaries, record)
+            race.log_decided(summaries, tracker, state.get("parent_run_id"))  # the survivors' runs
         board = _report(summaries, config, tracker, title=f"{config.experiment_name}: {len(summaries)} runs",
                         extra_columns=race.RACE_COLUMNS if record else [])
         (sweep_dir / "leaderboard.csv").write_text(board.to_csv())

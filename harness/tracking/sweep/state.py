@@ -18,6 +18,7 @@ from harness.tracking.sweep.naming import unique_names
 
 SWEEP_FILE = ".harness_sweep.json"
 JOB_SUMMARY = "summary.json"
+ROUND_RUN = "race_run.json"  # a race's configuration: its one run, opened in its first round
 
 
 def start_sweep(sweep_dir: Path) -> dict[str, Any]:
@@ -45,6 +46,31 @@ def write_job_summary(output_dir: Path, summary: dict[str, Any]) -> Path:
     staging.write_text(json.dumps(summary, indent=2, default=str))
     os.replace(staging, path)
     return path
+
+
+def round_run(output_dir: Path, sweep_id: str | None) -> str | None:
+    """The run a race's configuration got in its first round (kept in its folder), if any."""
+    return _round_record(output_dir, sweep_id).get("run_id")
+
+
+def round_traced(output_dir: Path, sweep_id: str | None) -> set[str]:
+    """The questions whose traces the configuration's rounds have handed to the writer so far."""
+    return set(_round_record(output_dir, sweep_id).get("traced", []))
+
+
+def keep_round_run(output_dir: Path, sweep_id: str, run_id: str, traced: set[str] = frozenset()) -> None:
+    output_dir.mkdir(parents=True, exist_ok=True)
+    staging = output_dir / f"{ROUND_RUN}.{os.getpid()}"
+    staging.write_text(json.dumps({"sweep_id": sweep_id, "run_id": run_id, "traced": sorted(traced)}))
+    os.replace(staging, output_dir / ROUND_RUN)
+
+
+def _round_record(output_dir: Path, sweep_id: str | None) -> dict[str, Any]:
+    path = output_dir / ROUND_RUN
+    if not sweep_id or not path.exists():
+        return {}
+    kept = json.loads(path.read_text())
+    return kept if kept.get("sweep_id") == sweep_id else {}
 
 
 def without_resume(overrides: list[str]) -> list[str]:

@@ -10,19 +10,23 @@ question traces its run lacks (they are written after the run: a store lost mean
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from harness.results.records import RunResult
 from harness.tracking.sweep import state as sweep
-from harness.tracking.base import Tracker
+from harness.log_filters import FILE_ONLY
+from harness.tracking.base import StoreRefused, Tracker
 from harness.tracking.verdicts.champion import log_champion, read_champion
 from harness.tracking.verdicts.front import FRONT_FILE, log_front, read_front
 from harness.tracking.verdicts.leaderboard import Leaderboard
 from harness.tracking.outcome import JobInfo, JobOutcome
 
 # Files the end of a sweep leaves in its folder and attaches to the parent run.
+log = logging.getLogger(__name__)
+
 SWEEP_FILES = ("power_plan.txt", "stats.csv", "stats_verdicts.csv", "stats.png", "stats_not_computed.txt", FRONT_FILE)
 
 
@@ -61,7 +65,10 @@ def sync_sweep(sweep_dir: Path, tracker: Tracker, headline: list[str]) -> SyncRe
             if result is not None:
                 tracker.log_traces(summary["run_id"], result, summary["name"])
         else:
-            summary["run_id"] = tracker.log_job(_outcome(summary), JobInfo(**summary["job_info"]), report.parent_id)
+            # a race's configuration: into the run its first round opened (in this store)
+            opened = None if report.parent_created else sweep.round_run(Path(summary["output_dir"]), state["sweep_id"])
+            summary["run_id"] = tracker.log_job(job_outcome(summary), JobInfo(**summary["job_info"]), report.parent_id,
+                                                opened)
             summary.pop("tracking_error", None)
             report.logged.append(summary["name"])
         failures = tracker.flush()
@@ -81,6 +88,21 @@ def sync_sweep(sweep_dir: Path, tracker: Tracker, headline: list[str]) -> SyncRe
     return report
 
 
+def log_summary(tracker: Tracker, summary: dict[str, Any], outcome: JobOutcome, info: JobInfo,
+                parent_id: str | None, run_id: str | None, multirun: bool) -> None:
+    """Logs a job into its run (opened already, or made now); its summary gets the run's id, or
+    why tracking failed: the results stay on disk, the failure is reported, not hidden."""
+    try:
+        summary["run_id"] = tracker.log_job(outcome, info, parent_id, run_id)
+        summary.pop("tracking_error", None)
+    except Exception as err:
+        # One line on the console; the traceback in the job's log file.
+        log.info("tracking failed for %s", info.name, exc_info=True, extra=FILE_ONLY)
+        if multirun:
+            log.warning("NOT LOGGED %s: %s; its results are in %s", info.name, err, outcome.output_dir)
+        summary["tracking_error"] = str(err) if isinstance(err, StoreRefused) else repr(err)
+
+
 def mark_sweep_end_logged(sweep_dir: Path) -> None:
     state = sweep.read_sweep(sweep_dir)
     state["sweep_end_logged"] = True
@@ -92,7 +114,8 @@ def _result(folder: Path) -> RunResult | None:
     return RunResult.read(folder) if (folder / "metrics.json").exists() else None
 
 
-def _outcome(summary: dict[str, Any]) -> JobOutcome:
+def job_outcome(summary: dict[str, Any]) -> JobOutcome:
+    """The outcome a job's folder and summary hold, as its run is logged from them."""
     folder = Path(summary["output_dir"])
     if summary["status"] == "FINISHED":
         return JobOutcome(status="FINISHED", output_dir=folder, result=RunResult.read(folder))
