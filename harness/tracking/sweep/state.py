@@ -29,9 +29,7 @@ def start_sweep(sweep_dir: Path) -> dict[str, Any]:
 
 
 def save_sweep(sweep_dir: Path, state: dict[str, Any]) -> None:
-    staging = sweep_dir / f"{SWEEP_FILE}.{os.getpid()}"
-    staging.write_text(json.dumps(state))
-    os.replace(staging, sweep_dir / SWEEP_FILE)
+    _replace(sweep_dir / SWEEP_FILE, json.dumps(state))
 
 
 def read_sweep(sweep_dir: Path) -> dict[str, Any]:
@@ -42,9 +40,7 @@ def read_sweep(sweep_dir: Path) -> dict[str, Any]:
 def write_job_summary(output_dir: Path, summary: dict[str, Any]) -> Path:
     output_dir.mkdir(parents=True, exist_ok=True)
     path = output_dir / JOB_SUMMARY
-    staging = output_dir / f"{JOB_SUMMARY}.{os.getpid()}"  # a kill mid-write leaves no half a summary
-    staging.write_text(json.dumps(summary, indent=2, default=str))
-    os.replace(staging, path)
+    _replace(path, json.dumps(summary, indent=2, default=str))
     return path
 
 
@@ -60,9 +56,14 @@ def round_traced(output_dir: Path, sweep_id: str | None) -> set[str]:
 
 def keep_round_run(output_dir: Path, sweep_id: str, run_id: str, traced: set[str] = frozenset()) -> None:
     output_dir.mkdir(parents=True, exist_ok=True)
-    staging = output_dir / f"{ROUND_RUN}.{os.getpid()}"
-    staging.write_text(json.dumps({"sweep_id": sweep_id, "run_id": run_id, "traced": sorted(traced)}))
-    os.replace(staging, output_dir / ROUND_RUN)
+    _replace(output_dir / ROUND_RUN, json.dumps({"sweep_id": sweep_id, "run_id": run_id, "traced": sorted(traced)}))
+
+
+def _replace(path: Path, text: str) -> None:
+    """Writes ``path`` whole or not at all: a kill mid-write leaves the file as it was."""
+    staging = path.with_name(f"{path.name}.{os.getpid()}")
+    staging.write_text(text)
+    os.replace(staging, path)
 
 
 def _round_record(output_dir: Path, sweep_id: str | None) -> dict[str, Any]:

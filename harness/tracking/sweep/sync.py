@@ -24,9 +24,9 @@ from harness.tracking.verdicts.front import FRONT_FILE, log_front, read_front
 from harness.tracking.verdicts.leaderboard import Leaderboard
 from harness.tracking.outcome import JobInfo, JobOutcome
 
-# Files the end of a sweep leaves in its folder and attaches to the parent run.
 log = logging.getLogger(__name__)
 
+# Files the end of a sweep leaves in its folder and attaches to the parent run.
 SWEEP_FILES = ("power_plan.txt", "stats.csv", "stats_verdicts.csv", "stats.png", "stats_not_computed.txt", FRONT_FILE)
 
 
