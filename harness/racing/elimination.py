@@ -18,7 +18,7 @@ is split evenly between the primary metric and each guard:
   is ever eliminated unless its mean is truly worse than its eliminator's.
 
 Guards are always pairwise against the round's leader: ``c`` leaves when the bound of its
-regression on a guard is above the guard's tolerance (level as in ``pairwise``). With probability
+regression on a guard is above the guard's margin (level as in ``pairwise``). With probability
 at least ``1 - alpha``, over every round at once, a truly best configuration on the primary
 metric survives, and no configuration leaves on a guard it does not truly regress.
 
@@ -54,7 +54,7 @@ class Elimination:
         mean_difference: mean of ``leader - name`` (``name - leader`` for a lower-is-better metric).
         bound: the time-uniform lower bound of that mean difference (NaN when bets on the
             running leader eliminated it).
-        threshold: what the bound had to exceed (0, or a guard's tolerance), or, for bets on the
+        threshold: what the bound had to exceed (0, or a guard's margin), or, for bets on the
             running leader, what the wealth had to reach (``K (1 + G) / alpha``).
         reason: one line, as the console shows it.
         e_value: the largest wealth of the bets against it on the running leader (NaN otherwise).
@@ -79,7 +79,7 @@ class Elimination:
 class EliminationRule:
     """Args:
         primary: the metric that picks the leader (``stats.primary``).
-        guards: metrics whose significant regression beyond their tolerance also eliminates.
+        guards: metrics whose significant regression beyond their margin also eliminates.
         alpha: family-wise error rate of the whole race.
         test: ``betting``, ``empirical_bernstein``, ``hoeffding`` or ``asymptotic``
             (:data:`harness.racing.confseq.TESTS`).
@@ -224,14 +224,14 @@ def _against_round_leader(scores: Scores, rule: EliminationRule, leader: str, na
     if not better.size:
         return None
     bound = difference_lower_bound(better, worse, rule.low, rule.high, rule.level, rule.sequence)
-    if not bound > metric.tolerance:
+    if not bound > metric.margin:
         return None
     difference = float(np.mean(better - worse))
     kind = "guard " if metric.role == "guard" else ""
     reason = (f"worse than {leader} on {kind}{metric.name} after {questions} questions: mean difference "
-              f"{difference:.4f}, lower bound {bound:.4f} > {metric.tolerance:g} "
+              f"{difference:.4f}, lower bound {bound:.4f} > {metric.margin:g} "
               f"({rule.label}, level {rule.level:.2g})")
-    return Elimination(name, round_number, questions, leader, metric.name, difference, bound, metric.tolerance,
+    return Elimination(name, round_number, questions, leader, metric.name, difference, bound, metric.margin,
                        reason)
 
 

@@ -26,9 +26,9 @@ def headline(champion: str | None, stats_rows: list[dict[str, Any]], front: dict
         return ""
     name = _run(champion, short)
     primaries = [row for row in stats_rows if row.get("role") == "primary"]
-    counts = {"tied": 0, "worse": 0, "better": 0}
+    counts = {verdict: 0 for verdict in ("better", "equivalent", "non_inferior", "undecided", "worse")}
     for row in primaries:
-        counts[_place(row, alpha)] += 1
+        counts[_place(row)] += 1
     quality = ""
     if front is not None:
         figure = next(run["quality"] for run in front["runs"] if run["name"] == champion)
@@ -40,29 +40,37 @@ def headline(champion: str | None, stats_rows: list[dict[str, Any]], front: dict
     if primaries:
         test = f"{primaries[0].get('test', 't')}-test" if primaries[0].get("test") != "permutation" else \
             "permutation test"
-        better = f", {counts['better']} better" if counts["better"] else ""
         plural = "s" if len(primaries) != 1 else ""
-        sentences.append(f"Of the {len(primaries)} other configuration{plural}, {counts['tied']} "
-                         f"{'is' if counts['tied'] == 1 else 'are'} tied with it and {counts['worse']} "
-                         f"{'is' if counts['worse'] == 1 else 'are'} worse{better} on {html.escape(primary_label)} "
-                         f"(paired {test}, corrected p).")
+        words = {"better": "better", "equivalent": "equivalent", "non_inferior": "non-inferior",
+                 "undecided": "undecided", "worse": "worse"}
+        parts = [f"{count} {words[verdict]}" for verdict, count in counts.items() if count]
+        margin = primaries[0].get("margin")
+        at = f" at margin {_margin(margin)}" if margin not in (None, "") else ""
+        sentences.append(f"Of the {len(primaries)} other configuration{plural} on {html.escape(primary_label)}"
+                         f"{at}: {', '.join(parts)} (paired {test}, intervals under the sweep's correction; "
+                         f"undecided is not tied).")
     if front is not None:
         members = [f"{_run(member, short)} ({html.escape(front['reasons'][member])})" for member in front["members"]]
-        dominated = len(front["runs"]) - len(members)
+        undecided = [f"{_run(name, short)} ({html.escape(front['reasons'][name])})"
+                     for name in front.get("undecided", [])]
         sentences.append(f"To ship: the front of {len(members)} configuration{'s' if len(members) != 1 else ''} "
-                         f"that nothing else matches in quality while being cheaper or faster beyond noise "
-                         f"({dominated} dominated): {'; '.join(members)}.")
+                         f"shown as good as the champion and not beaten by anything as good and cheaper or faster "
+                         f"beyond noise: {'; '.join(members)}.")
+        if front["members"] == [champion]:
+            sentences.append("Nothing cheaper or faster is shown to be as good as the champion.")
+        if undecided:
+            sentences.append(f"Undecided, cheaper or faster but not shown as good: {'; '.join(undecided)}.")
     return '<p class="headline">' + " ".join(sentences) + "</p>"
 
 
-def _place(row: dict[str, Any], alpha: float) -> str:
-    """``better``, ``worse`` or ``tied``: the challenger's primary metric against the champion's."""
-    p_value = row.get("p_corrected")
-    difference = row.get("mean_difference")
-    if not _number(p_value) or not _number(difference) or p_value >= alpha or difference == 0:
-        return "tied"
-    higher = row.get("direction", "higher") == "higher"
-    return "better" if (difference > 0) == higher else "worse"
+def _place(row: dict[str, Any]) -> str:
+    """The challenger's verdict against the champion on the primary metric (``stats.csv``'s column)."""
+    verdict = row.get("verdict")
+    return verdict if verdict in ("better", "equivalent", "non_inferior", "worse") else "undecided"
+
+
+def _margin(value: Any) -> str:
+    return f"{float(value):g}" if _number(value) or isinstance(value, str) else str(value)
 
 
 def _run(name: str, short: dict[str, str]) -> str:

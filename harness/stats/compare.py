@@ -69,13 +69,14 @@ def compare_metric(
         t_test=t_result,
         wilcoxon=wilcoxon_result,
         permutation=permutation,
-        ci_low=ci[0],
-        ci_high=ci[1],
+        bootstrap_low=ci[0],
+        bootstrap_high=ci[1],
         cohens_d=effect,
         achieved_power=_or_none(lambda: achieved_power(effect, n, alpha), effect),
         n_required_z=_or_none(lambda: required_sample_size_z(effect, alpha, power_target), effect),
         n_required_t=math.ceil(n_t) if n_t is not None else None,
         minimum_detectable_d=_or_none(lambda: minimum_detectable_effect(n, alpha, power_target)),
+        differences=d,
     )
 
 

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+import numpy as np
+
+from harness.stats.equivalence import verdict_interval
+from harness.stats.margin import MarginVerdict, judge
 from harness.stats.result import TestResult
 from harness.stats.spec import MetricSpec
 from harness.stats.verdict import MetricEvidence
@@ -15,8 +19,12 @@ from harness.stats.verdict import MetricEvidence
 class MetricComparison:
     """Challenger vs champion on one metric. Differences are ``challenger - champion``.
 
-    ``p_value``/``reason`` are those of the selected ``test``; ``p_corrected`` is filled in by
-    :func:`harness.stats.sweep.compare_sweep` once the whole family of comparisons is known.
+    ``p_value``/``reason`` are those of the selected ``test``; ``bootstrap_low``/``bootstrap_high``
+    the percentile bootstrap interval at ``1 - alpha``, uncorrected. What the family decides is filled
+    in by :func:`harness.stats.sweep.compare_sweep` once the whole family of comparisons is known:
+    ``p_corrected``; ``ci_low``/``ci_high``, the interval at ``1 - ci_level`` (the level the correction
+    tested this comparison at, :mod:`harness.stats.simultaneous`), which is what every verdict reads and
+    every table prints; and the five-way ``decision`` at the metric's margin (:mod:`harness.stats.margin`).
     """
 
     spec: MetricSpec
@@ -31,21 +39,37 @@ class MetricComparison:
     t_test: TestResult
     wilcoxon: TestResult
     permutation: TestResult | None
-    ci_low: float | None
-    ci_high: float | None
+    bootstrap_low: float | None
+    bootstrap_high: float | None
     cohens_d: float | None
     achieved_power: float | None
     n_required_z: int | None
     n_required_t: int | None
     minimum_detectable_d: float | None
     p_corrected: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    ci_level: float | None = None
+    decision: MarginVerdict | None = None
+    differences: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def missing(self) -> int:
         return len(self.missing_ids)
 
-    def with_corrected(self, p_corrected: float | None) -> MetricComparison:
-        return dataclasses.replace(self, p_corrected=p_corrected)
+    @property
+    def verdict(self) -> str | None:
+        return self.decision.verdict if self.decision else None
+
+    def with_corrected(self, p_corrected: float | None, level: float | None = None, power: float = 0.8,
+                       resamples: int = 1000, seed: int = 0) -> MetricComparison:
+        """This comparison with its corrected p-value and, at ``level`` (None: untestable), its
+        interval and verdict at the metric's margin."""
+        bounds = verdict_interval(self.differences, self.test, level, resamples, seed)
+        sd = float(np.std(self.differences, ddof=1)) if self.differences is not None and self.n >= 2 else None
+        decision = judge(self.mean_difference, bounds, self.spec.margin, self.spec.direction, sd, self.n, level, power)
+        return dataclasses.replace(self, p_corrected=p_corrected, ci_low=bounds[0] if bounds else None,
+                                   ci_high=bounds[1] if bounds else None, ci_level=level, decision=decision)
 
     def evidence(self) -> MetricEvidence:
         """The verdict's view of this metric, with the corrected p-value."""
@@ -58,7 +82,10 @@ class MetricComparison:
         tests = {"t": self.t_test, "wilcoxon": self.wilcoxon, "permutation": self.permutation}
         row = {"metric": self.spec.name, "role": self.spec.role, "direction": self.spec.direction}
         row |= {f: getattr(self, f) for f in ("n", "missing", "mean_champion", "mean_challenger", "mean_difference")}
-        row |= {"ci_low": self.ci_low, "ci_high": self.ci_high, "cohens_d": self.cohens_d, "test": self.test}
+        row |= {"verdict": self.verdict, "margin": self.spec.margin, "ci_low": self.ci_low, "ci_high": self.ci_high,
+                "ci_level": self.ci_level, "questions_needed": self.decision.questions_needed if self.decision else None,
+                "ci_low_uncorrected": self.bootstrap_low, "ci_high_uncorrected": self.bootstrap_high,
+                "cohens_d": self.cohens_d, "test": self.test}
         row |= {"p_value": self.p_value, "p_corrected": self.p_corrected, "reason": self.reason}
         for name, result in tests.items():
             row[f"{name}_statistic"] = result.statistic if result else None

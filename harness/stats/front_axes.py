@@ -4,8 +4,9 @@ An axis reads either per-question values (a question's value is the first of ``m
 has, times ``scale``; the run's figure is ``statistic`` over its questions: ``mean`` or a
 percentile ``p50``, ``p95``...) or a run-level figure of the run's info (``info``, measured once).
 Two runs differ on a per-question axis beyond noise when the paired bootstrap interval of the
-difference of their figures (same questions resampled for both) leaves out zero; on a run-level
-axis, when one figure is at least ``min_ratio`` times the other.
+difference of their figures (same questions resampled for both) leaves out zero, and, on a timing
+axis, when one figure is also at least ``min_ratio`` times the other; on a run-level axis, when
+one figure is at least ``min_ratio`` times the other.
 
 Example:
     >>> axis = Axis("latency_p50", metrics=("generation/latency_seconds",), statistic="p50", unit="s")
@@ -42,6 +43,10 @@ class Axis:
         unless: this axis is used only when the axis of that name is left out (compute seconds
             stand in for dollars when every model is priced 0).
         better: the word for a run lower on this axis (``cheaper``, ``faster at p95``).
+        timing: a time measured while the sweep ran (latency, compute seconds). Each run's times are
+            taken once, at another moment of a sweep on a machine whose load drifts, which a
+            per-question bootstrap cannot see: a timing advantage counts only when it is beyond the
+            paired interval and at least ``min_ratio`` as well. Token counts and prices are not timing.
     """
 
     name: str
@@ -52,6 +57,7 @@ class Axis:
     info: str | None = None
     unless: str | None = None
     better: str = "lower"
+    timing: bool = False
 
     def __post_init__(self) -> None:
         where = f"stats.front axis '{self.name}'"
@@ -151,7 +157,13 @@ def compare_on_axis(axis: Axis, a: dict[str, float] | float | None, b: dict[str,
     if found is None:
         return 0
     _, low, high = found
-    return -1 if high < 0 else 1 if low > 0 else 0
+    move = -1 if high < 0 else 1 if low > 0 else 0
+    if move and axis.timing:  # beyond the run-to-run drift too, which one timing per run cannot show
+        shared = sorted(a.keys() & b.keys())
+        figures = sorted(float(axis.summarise(np.asarray([side[q] for q in shared], dtype=float))) for side in (a, b))
+        if figures[1] <= 0 or (figures[0] > 0 and figures[1] / figures[0] < min_ratio):
+            return 0
+    return move
 
 
 def _number(value: Any) -> bool:

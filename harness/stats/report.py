@@ -14,6 +14,7 @@ from typing import Any
 from harness.stats._checks import check_count, check_effect_size, check_probability
 from harness.stats.compare import TESTS
 from harness.stats.correction import METHODS
+from harness.stats.margin import questions_for_equivalence
 from harness.stats.power import minimum_detectable_effect, minimum_detectable_effect_t, required_sample_size_z
 from harness.stats.spec import DIRECTIONS, MetricSpec
 from harness.stats.sweep import SweepResult, compare_sweep
@@ -29,16 +30,20 @@ class SweepStatistics:
     Args:
         alpha: significance level.
         power: target power for sample-size figures.
-        primary: ``{name, direction}`` of the metric that decides the winner; a null name means
-            the first ``headline`` metric the compared runs have.
-        guards: ``[{name, direction, tolerance}]``; a significant regression beyond the tolerance
-            makes the champion win.
+        primary: ``{name, direction, margin}`` of the metric that decides the winner; a null name
+            means the first ``headline`` metric the compared runs have. ``margin``: how much worse, in
+            the metric's units, still counts as as good (equivalence and non-inferiority,
+            :mod:`harness.stats.margin`).
+        guards: ``[{name, direction, margin}]``; a significant regression beyond the margin
+            makes the champion win, and a guard shown worse keeps a run off the front.
         test: ``t``, ``wilcoxon`` or ``permutation``; the p-value the verdict reads.
         resamples: bootstrap (and permutation) resamples.
         seed: seed of the resampling.
         correction: ``holm``, ``bonferroni``, ``bh`` or ``none``, across all comparisons.
         champion: a run name, or null for the best run on the primary metric.
         planning_effects: Cohen's d values whose required sample sizes are printed before a sweep.
+        planning_sds: spreads of per-question differences for which the questions needed to show
+            non-inferiority at the primary margin are printed before a sweep.
         headline: the leaderboard's metrics, in order (where a null primary is chosen from).
         front: the ``stats.front`` block (:class:`~harness.stats.front_settings.FrontSettings`);
             None: no ship-candidate front.
@@ -48,7 +53,7 @@ class SweepStatistics:
 
     def __init__(self, alpha: float, power: float, primary: dict, guards: list, test: str, resamples: int,
                  seed: int, correction: str, champion: str | None, planning_effects: list[float],
-                 headline: list[str] = (), front: dict | None = None) -> None:
+                 headline: list[str] = (), front: dict | None = None, planning_sds: list[float] = ()) -> None:
         if test not in TESTS:
             raise ValueError(f"stats.test must be one of {list(TESTS)}, got {test!r}")
         if correction not in METHODS:
@@ -60,14 +65,19 @@ class SweepStatistics:
             raise ValueError("stats.champion must be a run name or null, got an empty string")
         self.champion = champion
         self.planning_effects = [check_effect_size(d, "stats.planning_effects") for d in planning_effects]
+        self.planning_sds = [check_effect_size(sd, "stats.planning_sds") for sd in planning_sds]
         self.primary_name, self.primary_direction = primary.get("name"), primary["direction"]
+        if primary.get("margin") is None:
+            raise ValueError("stats.primary.margin is required: how much worse, in the primary metric's units, "
+                             "still counts as as good (e.g. 0.01 on a 0-1 scale)")
+        self.primary_margin = float(primary["margin"])
         if self.primary_direction not in DIRECTIONS:
             raise ValueError(f"stats.primary.direction must be one of {list(DIRECTIONS)}, "
                              f"got {self.primary_direction!r}")
         self.headline = list(headline)
         if self.primary_name is None and not self.headline:
             raise ValueError("stats.primary.name is null and there is no report.headline to choose it from")
-        self.guards = [MetricSpec(g["name"], g["direction"], "guard", float(g["tolerance"])) for g in guards]
+        self.guards = [MetricSpec(g["name"], g["direction"], "guard", float(g["margin"])) for g in guards]
         self.front = None
         if front is not None:
             from harness.stats.front_settings import FrontSettings
@@ -84,7 +94,7 @@ class SweepStatistics:
             if name is None:
                 raise ValueError(f"stats: none of the headline metrics {self.headline} is in the runs' "
                                  f"per-question results; set stats.primary.name")
-        return MetricSpec(name, self.primary_direction, "primary")
+        return MetricSpec(name, self.primary_direction, "primary", self.primary_margin)
 
     def plan(self, n_questions: int) -> str:
         """The power paragraph printed before a sweep: what this many questions can detect."""
@@ -96,6 +106,13 @@ class SweepStatistics:
         needed = ", ".join(f"d={d:g}: {required_sample_size_z(d, self.alpha, self.power)}"
                            for d in self.planning_effects)
         lines.append(f"  questions needed for {needed}")
+        margin = self.primary_margin
+        if margin > 0 and self.planning_sds:
+            shown = ", ".join(f"sd {sd:g}: {questions_for_equivalence(sd, margin, self.alpha, self.power)}"
+                              for sd in self.planning_sds)
+            lines.append(f"  questions needed to show two equally good configurations equivalent at the margin "
+                         f"{margin:g} on the primary metric (power {self.power:g}, before correction), by the "
+                         f"spread of their per-question differences: {shown}")
         return "\n".join(lines)
 
     def compare(self, tables: Tables) -> StatsReport:
@@ -118,20 +135,22 @@ class SweepStatistics:
             return None
         from harness.stats.front_quality import quality_relations
 
-        primary = MetricSpec(report.settings["primary"]["name"], report.settings["primary"]["direction"], "primary")
-        versus = {c.name: (m.mean_difference, m.p_corrected) for c in report.result.challengers
-                  for m in c.metrics if m.spec.role == "primary"}
-        relations = quality_relations(tables, primary, report.champion, versus, self.alpha, self.test,
-                                      self.resamples, self.seed, self.correction)
+        challengers = report.result.challengers
+        metrics = [m.spec for m in challengers[0].metrics] if challengers else [self.primary_for(tables), *self.guards]
+        primary = next(m for m in metrics if m.role == "primary")
+        versus = {c.name: c.metrics for c in challengers}
+        relations = quality_relations(tables, metrics, report.champion, versus, self.alpha, self.test,
+                                      self.resamples, self.seed, self.correction, self.power)
         return self.front.compute(tables, infos, primary, report.champion, relations)
 
     def settings(self, primary: MetricSpec) -> dict[str, Any]:
         """The constructor's arguments as used, with the primary metric resolved."""
         return {"alpha": self.alpha, "power": self.power,
-                "primary": {"name": primary.name, "direction": primary.direction},
-                "guards": [{"name": g.name, "direction": g.direction, "tolerance": g.tolerance} for g in self.guards],
+                "primary": {"name": primary.name, "direction": primary.direction, "margin": primary.margin},
+                "guards": [{"name": g.name, "direction": g.direction, "margin": g.margin} for g in self.guards],
                 "test": self.test, "resamples": self.resamples, "seed": self.seed, "correction": self.correction,
-                "champion": self.champion, "planning_effects": self.planning_effects, "headline": self.headline}
+                "champion": self.champion, "planning_effects": self.planning_effects, "planning_sds": self.planning_sds,
+                "headline": self.headline}
 
     @staticmethod
     def _scores(run: str, rows: list[dict[str, Any]], metrics: list[MetricSpec]) -> dict[str, dict[str, float | None]]:

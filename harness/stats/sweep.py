@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from harness.stats.compare import Scores, check_arguments, compare_pair
 from harness.stats.comparison import MetricComparison
 from harness.stats.correction import METHODS, correct
+from harness.stats.simultaneous import adjusted_levels
 from harness.stats.spec import MetricSpec
 from harness.stats.verdict import Verdict, decide
 
@@ -37,9 +38,13 @@ class SweepResult:
         ]
 
     def verdict_rows(self) -> list[dict]:
-        """One flat dict per challenger: its name, the winner and the reason."""
+        """One flat dict per (challenger, metric): the verdict at the margin and its reason in words,
+        with the challenger's winner (seed 003, 7.5) and that reason."""
         return [
-            {"challenger": c.name, "winner": c.verdict.winner, "reason": c.verdict.reason} for c in self.challengers
+            {"challenger": c.name, "metric": m.spec.name, "role": m.spec.role, "verdict": m.verdict,
+             "margin": m.spec.margin, "questions_needed": m.decision.questions_needed, "winner": c.verdict.winner,
+             "reason": m.decision.reason, "winner_reason": c.verdict.reason}
+            for c in self.challengers for m in c.metrics
         ]
 
 
@@ -58,8 +63,9 @@ def compare_sweep(
 
     The selected test's p-values of every challenger x every metric form one family, corrected
     together with ``correction`` (``"holm"``, ``"bonferroni"``, ``"bh"`` or ``"none"``);
-    untestable comparisons stay out of the family. Each verdict (seed 003, 7.5) reads the
-    corrected p-values.
+    untestable comparisons stay out of the family. Each winner (seed 003, 7.5) reads the
+    corrected p-values; each comparison's interval is built at the level the correction tested it
+    at (:mod:`harness.stats.simultaneous`) and gives its five-way verdict at the metric's margin.
 
     Args:
         champion: metric name -> question id -> value for the current system.
@@ -85,10 +91,11 @@ def compare_sweep(
         for name, scores in challengers.items()
     }
     family = [c for comparisons in raw.values() for c in comparisons]
-    corrected = iter(correct([c.p_value for c in family], correction))
+    p_values = [c.p_value for c in family]
+    corrected = iter(zip(correct(p_values, correction), adjusted_levels(p_values, correction, alpha)))
     results = []
     for name, comparisons in raw.items():
-        adjusted = [c.with_corrected(next(corrected)) for c in comparisons]
+        adjusted = [c.with_corrected(*next(corrected), power_target, resamples, seed) for c in comparisons]
         verdict = decide([c.evidence() for c in adjusted], alpha, power_target)
         results.append(ChallengerResult(name, adjusted, verdict))
     return SweepResult(correction, results)

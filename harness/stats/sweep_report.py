@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,17 +16,18 @@ if TYPE_CHECKING:  # annotations only: the statistics (scipy, statsmodels) load 
 
 
 # Columns of the short view (to_markdown, the console table); "CI" is labelled with its level.
-SUMMARY_COLUMNS = ("challenger", "metric", "mean diff", "CI", "d", "p", "p corr.", "n (missing)")
+SUMMARY_COLUMNS = ("challenger", "metric", "mean diff", "CI", "d", "p", "p corr.", "n (missing)", "verdict")
 
 
-def ci_label(alpha: float) -> str:
-    """The confidence interval's label for a significance level.
+def ci_label(alpha: float, correction: str = "none") -> str:
+    """The confidence interval's label for a significance level and the correction its levels follow.
 
     Example:
-        >>> ci_label(0.05), ci_label(0.1), ci_label(0.01)
-        ('95% CI', '90% CI', '99% CI')
+        >>> ci_label(0.05), ci_label(0.1), ci_label(0.01, "holm")
+        ('95% CI', '90% CI', '99% CI (holm)')
     """
-    return f"{round(100 * (1 - alpha), 6):g}% CI"
+    corrected = "" if correction == "none" else f" ({correction})"
+    return f"{round(100 * (1 - alpha), 6):g}% CI{corrected}"
 
 
 @dataclass
@@ -49,7 +51,8 @@ class StatsReport:
 
     @property
     def ci_label(self) -> str:
-        return ci_label(self.alpha)
+        """The intervals are at ``1 - alpha`` jointly: each at the level its correction tested it at."""
+        return ci_label(self.alpha, self.result.correction)
 
     def to_dataframe(self):
         """One row per (challenger, metric) with every figure (``SweepResult.to_rows``)."""
@@ -59,10 +62,13 @@ class StatsReport:
         return pd.DataFrame(self.result.to_rows(), dtype=object)
 
     def verdicts_dataframe(self):
-        """One row per challenger: the winner and the reason."""
+        """One row per (challenger, metric): the verdict at the margin, the reason in words, and the
+        challenger's winner with its reason."""
         import pandas as pd
 
-        return pd.DataFrame(self.result.verdict_rows(), columns=["challenger", "winner", "reason"], dtype=object)
+        columns = ["challenger", "metric", "role", "verdict", "margin", "questions_needed", "reason", "winner",
+                   "winner_reason"]
+        return pd.DataFrame(self.result.verdict_rows(), columns=columns, dtype=object)
 
     def to_csv(self, path: Path | None = None) -> str:
         """The full table as CSV (also written to ``path`` when given)."""
@@ -101,30 +107,35 @@ class StatsReport:
                 rows.append([challenger.name, c.spec.name, _num(c.mean_difference, "+.4f"), ci,
                              _num(c.cohens_d, ".2f"),
                              _num(c.p_value, ".3g") if c.p_value is not None else (c.reason or "-"),
-                             _num(c.p_corrected, ".3g"), f"{c.n} ({c.missing})"])
+                             _num(c.p_corrected, ".3g"), f"{c.n} ({c.missing})", c.verdict or "-"])
         return rows
 
     def verdict_lines(self) -> list[tuple[str, str]]:
-        """(challenger, "winner <who> - <reason>") per challenger."""
-        return [(c.name, f"winner {c.verdict.winner} - {c.verdict.reason}") for c in self.result.challengers]
+        """(challenger, "<primary verdict> at margin m (reason); winner <who> - <reason>") per challenger."""
+        lines = []
+        for c in self.result.challengers:
+            primary = next((m for m in c.metrics if m.spec.role == "primary"), c.metrics[0])
+            lines.append((c.name, f"{primary.decision.reason} (margin {primary.spec.margin:g}); "
+                                  f"winner {c.verdict.winner} - {c.verdict.reason}"))
+        return lines
 
     def brief_rows(self, short: dict[str, str]) -> tuple[list[str], list[list[str]]]:
         """One row per challenger: its primary metric's difference, CI, corrected p and n, the
-        winner, and each guard as ``label difference`` with ``!`` where it regressed beyond its
-        tolerance (significantly). ``short``: the short label of every metric."""
-        headers = ["challenger", "diff", self.ci_label, f"p {self.result.correction}", "n", "winner", "guards"]
+        verdict at the margin, the winner, and each guard as ``label difference`` with ``!`` where it
+        is shown worse. ``short``: the short label of every metric."""
+        headers = ["challenger", "diff", self.ci_label, f"p {self.result.correction}", "n", "verdict", "winner",
+                   "guards"]
         rows = []
         for challenger in self.result.challengers:
             primary = next((m for m in challenger.metrics if m.spec.role == "primary"), challenger.metrics[0])
             ci = "-" if primary.ci_low is None else f"[{primary.ci_low:+.4f}, {primary.ci_high:+.4f}]"
             guards = []
             for g in (m for m in challenger.metrics if m.spec.role == "guard"):
-                regressed = (g.p_corrected is not None and g.p_corrected < self.alpha and g.mean_difference is not None
-                             and g.spec.worse_by(g.mean_difference) > g.spec.tolerance)
+                regressed = g.verdict == "worse"
                 guards.append(f"{short.get(g.spec.name, g.spec.name)} {_num(g.mean_difference, '+.4f')}"
                               + ("!" if regressed else ""))
             rows.append([challenger.name, _num(primary.mean_difference, "+.4f"), ci, _num(primary.p_corrected, ".3g"),
-                         str(primary.n), challenger.verdict.winner, " ".join(guards) or "-"])
+                         str(primary.n), primary.verdict or "-", challenger.verdict.winner, " ".join(guards) or "-"])
         return headers, rows
 
     def to_markdown(self) -> str:
@@ -145,9 +156,10 @@ class StatsReport:
         return Path(path)
 
     def figure(self):
-        """The plot's figure. The bootstrap CIs are per comparison (uncorrected), so each axis label
-        says so; a filled marker is a difference significant after the sweep's p-value correction,
-        a hollow one is not, so the figure never contradicts the verdicts."""
+        """The plot's figure: each difference with the interval its verdict read (at the level the
+        sweep's correction tested it at), the metric's margin as a grey band around 0; a filled
+        marker is a difference significant after the correction (its interval leaves out 0), a hollow
+        one is not, so the figure never contradicts the verdicts."""
         import textwrap
 
         import matplotlib
@@ -173,18 +185,24 @@ class StatsReport:
                 c = next(m for m in challenger.metrics if m.spec.name == metric)
                 if c.mean_difference is None:
                     continue
-                low = c.mean_difference - (c.ci_low if c.ci_low is not None else c.mean_difference)
-                high = (c.ci_high if c.ci_high is not None else c.mean_difference) - c.mean_difference
+                # an end no shift reaches (too few questions) is drawn to the panel's edge
+                low = c.mean_difference - (c.ci_low if c.ci_low is not None and math.isfinite(c.ci_low)
+                                           else c.mean_difference)
+                high = (c.ci_high if c.ci_high is not None and math.isfinite(c.ci_high)
+                        else c.mean_difference) - c.mean_difference
                 significant = c.p_corrected is not None and c.p_corrected < self.alpha
                 axis.errorbar(c.mean_difference, y, xerr=[[low], [high]], fmt="o", capsize=3,
                               color="C0", markerfacecolor="C0" if significant else "white")
+            margin = challengers[0].metrics[metrics.index(metric)].spec.margin
+            if margin > 0:
+                axis.axvspan(-margin, margin, color="grey", alpha=0.15, linewidth=0)
             axis.axvline(0.0, color="grey", linewidth=0.8)
             axis.set_yticks(range(len(names)), names, fontsize=7)
             axis.set_ylim(-0.6, len(names) - 0.4)
             axis.xaxis.set_major_locator(MaxNLocator(nbins=4))
             axis.tick_params(axis="x", labelsize=7, labelrotation=30)
             axis.set_title(textwrap.fill(metric, 45), fontsize=8)
-            axis.set_xlabel(f"mean difference, {self.ci_label} (uncorrected)\n"
+            axis.set_xlabel(f"mean difference, {self.ci_label}; band: margin ±{margin:g}\n"
                             f"filled: significant after {self.result.correction} correction", fontsize=7)
         return fig
 

@@ -1,7 +1,7 @@
 """Winner determination: primary metric plus guard metrics (seed 003, section 7.5).
 
 1. Any guard metric that significantly regresses (corrected p < alpha and worse by more than
-   its tolerance) -> the champion wins (safety first).
+   its margin) -> the champion wins (safety first).
 2. Else the primary metric: significantly better for the challenger -> challenger; significantly
    worse -> champion; otherwise no winner, and the reason says how many paired questions the
    observed effect would need.
@@ -20,7 +20,7 @@ class MetricEvidence:
     """What the verdict reads about one metric of one challenger-vs-champion comparison.
 
     Attributes:
-        spec: the metric's direction, role and tolerance.
+        spec: the metric's direction, role and margin.
         mean_difference: mean of ``challenger - champion`` (None when no pairs).
         p_value: the (corrected) p-value of the selected test; None when not testable.
         reason: why the test could not run ("not testable: ..."), else None.
@@ -85,7 +85,7 @@ def decide(evidence: Sequence[MetricEvidence], alpha: float, power: float) -> Ve
         f"guard {e.spec.name} regressed by {e.spec.worse_by(e.mean_difference):.4g} "
         f"(p={e.p_value:.3g} < alpha={alpha:g})"
         for e in evidence
-        if e.spec.role == "guard" and _significant(e, alpha) and e.spec.worse_by(e.mean_difference) > e.spec.tolerance
+        if e.spec.role == "guard" and _significant(e, alpha) and e.spec.worse_by(e.mean_difference) > e.spec.margin
     ]
     if regressions:
         return Verdict("champion", "; ".join(regressions))

@@ -69,7 +69,7 @@ def test_report_of_a_sweep_holds_every_table_and_is_logged_to_the_parent(tmp_pat
                                  for first, second in (("bm25", "hybrid"), ("hybrid", "bm25")))
     champion = json.loads((tmp_path / "sweep" / "champion.json").read_text())["name"].split("=")[1]
     assert page.headline.startswith(f"The champion is {champion} (")
-    assert "Of the 1 other configuration, " in page.headline and "To ship: the front of" in page.headline
+    assert "Of the 1 other configuration on " in page.headline and "To ship: the front of" in page.headline
     # ship candidates, leaderboard, runs key, statistics, per route, worst, side by side; 4 questions' drill-downs
     assert page.tables == 7 + 4
     # the statistics plot; answers from a predictions file carry no cost or latency: no front plot

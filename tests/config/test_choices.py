@@ -13,7 +13,7 @@ from harness.config.schemas.choices import CacheMode, Correction, StatTest
     ("stats.correction=hlom", "correction"),
     ("stats.test=ttest", "test"),
     ("stats.primary.direction=up", "direction"),
-    ("stats.guards=[{name:answer/f1,direction:upward,tolerance:0.1}]", "direction"),
+    ("stats.guards=[{name:answer/f1,direction:upward,margin:0.1}]", "direction"),
     ("judge=local judge.cache=yes", "cache"),
     ("generation.stratify=topic", "stratify"),
     ("metrics.key_facts.matchers=[exact,fuzy]", "matchers"),

@@ -104,7 +104,7 @@ def test_compare_an_experiment_reproduces_the_sweeps_own_report(tmp_path, capsys
          f"tracking.artifact_location={tmp_path / 'mlruns'}", f"cache.dir={tmp_path / 'cache'}",
          f"hydra.sweep.dir={tmp_path / 'sweep'}", "experiment_name=rep", "retriever=bm25",
          "chunker=none,recursive,markdown_sections", "stats.test=wilcoxon", "stats.correction=bh",
-         "stats.guards=[{name: key_facts/coverage_exact, direction: higher, tolerance: 0.02}]"],
+         "stats.guards=[{name: key_facts/coverage_exact, direction: higher, margin: 0.02}]"],
         cwd=tmp_path, env={**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"},
         capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

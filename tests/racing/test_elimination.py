@@ -10,7 +10,7 @@ from harness.racing.race import Race, round_lines
 from harness.stats.spec import MetricSpec
 
 PRIMARY = MetricSpec("answer/f1", "higher", "primary")
-GUARD = MetricSpec("generation/latency", "lower", "guard", tolerance=0.1)
+GUARD = MetricSpec("generation/latency", "lower", "guard", margin=0.1)
 
 
 def rule(configurations=3, guards=(), evidence="leader", test="betting"):
@@ -81,7 +81,7 @@ def test_bets_on_the_running_leader_when_one_rival_is_far_ahead():
 
 
 @pytest.mark.parametrize("evidence", ["leader", "pairwise"])
-def test_guard_regression_beyond_tolerance_eliminates(evidence):
+def test_guard_regression_beyond_margin_eliminates(evidence):
     primary = [0.5] * 150
     scores = {"fast": {"answer/f1": primary, "generation/latency": [0.1] * 150},
               "slow": {"answer/f1": primary, "generation/latency": [0.9] * 150},

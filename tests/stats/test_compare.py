@@ -13,8 +13,8 @@ from harness.stats.power import achieved_power, required_sample_size_t, required
 from harness.stats.spec import MetricSpec
 from harness.stats.sweep import compare_sweep
 
-F1 = MetricSpec("answer/f1", role="primary")
-FAITH = MetricSpec("judge/faithfulness", role="guard", tolerance=0.01)
+F1 = MetricSpec("answer/f1", role="primary", margin=0.01)
+FAITH = MetricSpec("judge/faithfulness", role="guard", margin=0.01)
 RECALL = MetricSpec("retrieval/recall_at_5", role="secondary")
 ARGS = {"alpha": 0.05, "test": "t", "resamples": 400, "seed": 7, "power_target": 0.8}
 IDS = [f"q{i:03d}" for i in range(60)]
@@ -54,7 +54,7 @@ def test_each_number_matches_its_reference(random_pair):
         assert c.p_value is None and c.reason == c.t_test.reason and c.cohens_d is None
     if c.wilcoxon.testable:
         assert c.wilcoxon.p_value == pytest.approx(stats.wilcoxon(d).pvalue, abs=1e-9)
-    assert (c.ci_low, c.ci_high) == pytest.approx(bootstrap_ci(d, 400, 0.05, 7))
+    assert (c.bootstrap_low, c.bootstrap_high) == pytest.approx(bootstrap_ci(d, 400, 0.05, 7))
     assert c.permutation is None
 
 
@@ -83,7 +83,7 @@ def test_too_few_pairs_never_crash(n):
         [c] = compare_pair(champion, challenger, [MetricSpec("m", role="primary")], **(ARGS | {"test": test}))
         assert c.n == n and c.missing == 2 and c.p_value is None
         assert c.reason == f"not testable: fewer than 2 paired questions (n={n})"
-        assert c.ci_low is c.ci_high is c.cohens_d is c.achieved_power is c.n_required_z is c.n_required_t is None
+        assert c.bootstrap_low is c.bootstrap_high is c.cohens_d is c.achieved_power is c.n_required_z is c.n_required_t is None
         assert (c.mean_difference is None) == (n == 0)
 
 
@@ -93,7 +93,9 @@ def test_zero_variance_differences():
     spec = [MetricSpec("m", role="primary")]
     [t] = compare_pair(champion, challenger, spec, **ARGS)
     assert t.p_value is None and "zero variance" in t.reason and t.cohens_d is None
-    assert t.ci_low == pytest.approx(0.1) and t.ci_high == pytest.approx(0.1)
+    assert t.bootstrap_low == pytest.approx(0.1) and t.bootstrap_high == pytest.approx(0.1)
+    decided = t.with_corrected(None, None)  # untestable, so outside the family: no level
+    assert (decided.ci_low, decided.ci_high) == pytest.approx((0.1, 0.1)) and decided.verdict == "better"
     [p] = compare_pair(champion, challenger, spec, **(ARGS | {"test": "permutation"}))
     assert p.p_value == pytest.approx(0.25) and p.reason is None  # exact: 2 of 8 sign patterns
 
@@ -169,14 +171,17 @@ def test_sweep_corrects_every_challenger_and_metric_as_one_family(method):
 
 def test_sweep_verdicts():
     result = compare_sweep(_system(0), CHALLENGERS, [F1, FAITH, RECALL], correction="holm", **SWEEP)
-    verdicts = {row["challenger"]: row for row in result.verdict_rows()}
+    verdicts = {row["challenger"]: row for row in result.verdict_rows() if row["role"] == "primary"}
     assert verdicts["better"]["winner"] == "challenger"
     assert verdicts["unsafe"]["winner"] == "champion"
-    assert verdicts["unsafe"]["reason"].startswith("guard judge/faithfulness regressed")
+    assert verdicts["unsafe"]["winner_reason"].startswith("guard judge/faithfulness regressed")
     assert verdicts["worse"]["winner"] == "champion"
     assert verdicts["same"]["winner"] == "none"
-    assert verdicts["same"]["reason"] == "no significant difference: primary answer/f1 not testable: all differences zero"
-    assert verdicts["noise"]["winner"] == "none" and "paired questions" in verdicts["noise"]["reason"]
+    assert verdicts["same"]["winner_reason"] == ("no significant difference: primary answer/f1 not testable: "
+                                                 "all differences zero")
+    assert verdicts["same"]["verdict"] == "equivalent"  # identical answers: an interval of one point, 0
+    assert verdicts["noise"]["winner"] == "none" and "paired questions" in verdicts["noise"]["winner_reason"]
+    assert verdicts["better"]["verdict"] == "better" and verdicts["worse"]["verdict"] == "worse"
     rows = result.to_rows()
     assert len(rows) == 15 and {r["winner"] for r in rows if r["challenger"] == "better"} == {"challenger"}
 

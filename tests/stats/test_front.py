@@ -38,8 +38,9 @@ def tied(quality: np.ndarray, seed: int) -> np.ndarray:
     return quality + noise - noise.mean() - 0.002
 
 
-def front_of(tables: dict[str, list[dict]], infos: dict | None = None, **changes) -> Front:
-    statistics = settings(primary={"name": "answer/f1", "direction": "higher"}, guards=[], front=FRONT, **changes)
+def front_of(tables: dict[str, list[dict]], infos: dict | None = None, margin: float = 0.05, **changes) -> Front:
+    statistics = settings(primary={"name": "answer/f1", "direction": "higher", "margin": margin},
+                          **{"guards": [], "front": FRONT, **changes})
     report = statistics.compare(tables)
     return statistics.ship_front(tables, infos or {}, report)
 
@@ -49,16 +50,16 @@ def quality() -> np.ndarray:
     return np.random.default_rng(1).uniform(0.4, 0.9, N)
 
 
-def test_a_tied_but_cheaper_run_is_on_the_front_and_a_worse_dearer_one_is_not(quality):
+def test_an_equivalent_cheaper_run_is_on_the_front_and_a_worse_dearer_one_is_not(quality):
     front = front_of({"best": run(quality, 0.003, seed=1), "cheap": run(tied(quality, 2), 0.001, seed=2),
                       "bad": run(tied(quality, 3) - 0.3, 0.004, seed=3)})
     assert front.champion == "best"
     assert front.members == ["cheap"]
-    assert front.run("cheap").vs_champion == 0 and front.run("bad").vs_champion == -1
+    assert front.run("cheap").versus_champion == "equivalent" and front.run("bad").versus_champion == "worse"
     assert front.run("best").dominated_by == "cheap" and front.run("bad").dominated_by in ("best", "cheap")
     ratio = front.run("cheap").ratios["cost"]
     assert ratio == pytest.approx(3.0, rel=0.1)
-    assert front.reason("cheap") == f"tied with the champion, {ratio:.1f}x cheaper"
+    assert front.reason("cheap") == f"equivalent to the champion at margin 0.05, {ratio:.1f}x cheaper"
     assert front.reason("bad", {"best": "B", "cheap": "C"}) in ("dominated by B", "dominated by C")
     # dollars per 1,000 questions, with the bootstrap interval around the mean
     cost = front.run("cheap").axes["cost"]
@@ -67,11 +68,12 @@ def test_a_tied_but_cheaper_run_is_on_the_front_and_a_worse_dearer_one_is_not(qu
     assert cost.low < cost.value < cost.high
 
 
-def test_a_tied_equally_priced_run_does_not_dominate(quality):
+def test_an_equivalent_equally_priced_run_does_not_dominate(quality):
     front = front_of({"best": run(quality, 0.002, seed=1), "twin": run(tied(quality, 3), 0.002, seed=2)})
     assert sorted(front.members) == ["best", "twin"]
     assert front.reason("best") == "the champion (best answer/f1)"
-    assert front.reason("twin") == "tied with the champion, none as good is lower on cost or latency beyond noise"
+    assert front.reason("twin") == ("equivalent to the champion at margin 0.05, none as good is lower on cost or "
+                                    "latency beyond noise")
 
 
 def test_significantly_better_quality_dominates_at_the_same_price(quality):
@@ -79,10 +81,10 @@ def test_significantly_better_quality_dominates_at_the_same_price(quality):
     assert front.members == ["best"] and front.run("worse").dominated_by == "best"
 
 
-def test_worse_but_cheaper_stays_on_the_front_and_slower_beyond_noise_blocks_dominance(quality):
+def test_worse_but_cheaper_is_no_candidate_and_slower_beyond_noise_blocks_dominance(quality):
     front = front_of({"best": run(quality, 0.003, seed=1), "cheap": run(tied(quality, 2) - 0.2, 0.001, seed=2)})
-    assert sorted(front.members) == ["best", "cheap"]  # better quality does not dominate a cheaper run
-    assert front.reason("cheap").startswith("worse than the champion, 3.")
+    assert front.members == ["best"] and front.undecided == []  # shown worse: neither a candidate nor undecided
+    assert front.run("cheap").dominated_by is None and front.reason("cheap").startswith("worse than the champion (3.")
     front = front_of({"best": run(quality, 0.003, seed=1),
                       "cheap_but_slow": run(tied(quality, 4), 0.001, latency=3.0, seed=2)})
     assert sorted(front.members) == ["best", "cheap_but_slow"]
@@ -94,7 +96,7 @@ def test_local_models_are_weighed_by_compute_seconds_and_retrieval_sweeps_by_run
     axes = [Axis(**{**a, "metrics": tuple(a.get("metrics", ()))}) for a in FRONT["answering"]]
     assert [a.name for a in choose_axes(tables, {}, axes, [])] == ["compute", "latency_p95"]
     front = front_of(tables)
-    assert front.members == ["b"] and front.reason("b") == "tied with the champion, 5.0x cheaper"
+    assert front.members == ["b"] and front.reason("b") == "equivalent to the champion at margin 0.05, 5.0x cheaper"
 
     retrieval = {name: [{"question_id": row["question_id"], "answer/f1": row["answer/f1"]} for row in run(quality, 0)]
                  for name in ("a", "b")}
@@ -158,3 +160,39 @@ def test_the_configured_front_composes(compose):
     assert statistics.front.enabled and statistics.front.resampling.resamples == statistics.resamples
     assert [a.name for a in statistics.front.answering] == ["cost", "compute", "latency_p50", "latency_p95",
                                                             "ttft_p50"]
+
+
+def test_not_significantly_worse_is_not_as_good_a_cheaper_undecided_run_is_listed_apart(quality):
+    """The issue's case: a cheaper run whose interval reaches beyond the margin is no ship candidate."""
+    noisy = quality + np.random.default_rng(7).normal(0, 0.15, len(quality))
+    noisy += -0.02 - (noisy - quality).mean()  # 0.02 worse on average, wide interval
+    front = front_of({"best": run(quality, 0.003, seed=1), "cheap": run(noisy, 0.001, seed=2)}, margin=0.01)
+    cheap = front.run("cheap")
+    assert cheap.versus_champion == "undecided" and front.members == ["best"] and front.undecided == ["cheap"]
+    assert cheap.questions_needed > N
+    assert front.reason("cheap") == (f"undecided against the champion: {cheap.ratios['cost']:.1f}x cheaper; about "
+                                     f"{cheap.questions_needed} paired questions would decide it")
+    record = front.to_dict()
+    assert record["undecided"] == ["cheap"] and record["runs"][1]["versus_champion"] == "undecided"
+    assert Front.from_dict(record).undecided == ["cheap"]
+
+
+def test_shown_worse_within_the_margin_or_on_a_guard_is_no_candidate(quality):
+    slightly = quality - 0.004 + np.random.default_rng(3).normal(0, 0.001, len(quality))  # worse, but by < margin
+    front = front_of({"best": run(quality, 0.003, seed=1), "cheap": run(slightly, 0.001, seed=2)}, margin=0.05)
+    assert front.run("cheap").versus_champion == "worse" and front.members == ["best"]
+    tables = {"best": run(quality, 0.003, seed=1), "cheap": run(tied(quality, 2), 0.001, seed=2)}
+    for name, shift in (("best", 0.0), ("cheap", -0.3)):
+        for row in tables[name]:
+            row["judge/faithfulness"] = 0.9 + shift
+    guarded = front_of(tables, guards=[{"name": "judge/faithfulness", "direction": "higher", "margin": 0.05}])
+    assert guarded.run("cheap").worse_guards == ["judge/faithfulness"] and guarded.members == ["best"]
+
+
+def test_a_timing_advantage_needs_min_ratio_as_well_as_the_interval():
+    latency = Axis("latency_p50", metrics=("t",), statistic="p50", timing=True)
+    resampling = Resampling(200, 0.05, 0, 5)
+    a = {f"q{i}": 1.0 + 0.01 * i for i in range(30)}
+    assert compare_on_axis(latency, a, {q: v * 0.9 for q, v in a.items()}, resampling, 1.25) == 0  # 1.1x: drift
+    assert compare_on_axis(COST, a, {q: v * 0.9 for q, v in a.items()}, resampling, 1.25) == -1  # not timing
+    assert compare_on_axis(latency, a, {q: v * 0.5 for q, v in a.items()}, resampling, 1.25) == -1

@@ -12,8 +12,8 @@ from harness.stats.report import NoStatistics, SweepStatistics
 
 
 def settings(**changes):
-    base = dict(alpha=0.05, power=0.8, primary={"name": "retrieval/mrr", "direction": "higher"},
-                guards=[{"name": "key_facts/coverage_exact", "direction": "higher", "tolerance": 0.02}],
+    base = dict(alpha=0.05, power=0.8, primary={"name": "retrieval/mrr", "direction": "higher", "margin": 0.01},
+                guards=[{"name": "key_facts/coverage_exact", "direction": "higher", "margin": 0.02}],
                 test="t", resamples=200, seed=0, correction="holm", champion=None,
                 planning_effects=[0.2, 0.5, 0.8])
     return SweepStatistics(**{**base, **changes})
@@ -39,7 +39,7 @@ def test_the_champion_is_the_best_run_on_the_primary_metric():
 
 def test_lower_is_better_picks_the_lowest_and_a_named_champion_wins_over_the_rule():
     tables = {"a": table(0.0, 1), "b": table(0.5, 2)}
-    assert settings(primary={"name": "retrieval/mrr", "direction": "lower"}).compare(tables).champion == "a"
+    assert settings(primary={"name": "retrieval/mrr", "direction": "lower", "margin": 0.01}).compare(tables).champion == "a"
     assert settings(champion="b").compare(tables).champion == "b"
     with pytest.raises(ValueError, match="stats.champion 'zzz' is not among the runs"):
         settings(champion="zzz").compare(tables)
@@ -49,7 +49,7 @@ def test_bad_inputs_are_refused_with_a_reason():
     with pytest.raises(ValueError, match="at least two finished runs"):
         settings().compare({"only": table(0, 1)})
     with pytest.raises(ValueError, match=r"not in the per-question results of run 'a'.*retrieval/mrr"):
-        settings(primary={"name": "answer/f1", "direction": "higher"}).compare({"a": table(0, 1), "b": table(0, 2)})
+        settings(primary={"name": "answer/f1", "direction": "higher", "margin": 0.01}).compare({"a": table(0, 1), "b": table(0, 2)})
     with pytest.raises(MisalignedError, match="q99"):
         settings().compare({"a": table(0, 1, ids=["q1", "q2", "q3"]), "b": table(0, 2, ids=["q1", "q2", "q99"])})
 
@@ -78,7 +78,7 @@ def test_stats_options_compose_and_instantiate(compose):
     stats = instantiate(compose(["experiment=demo_sweep"]).stats)
     assert isinstance(stats, SweepStatistics)
     assert stats.primary_name is None and stats.headline[0] == "retrieval/ndcg_at_5"
-    assert [(m.name, m.tolerance) for m in stats.guards] == [("key_facts/coverage_exact", 0.02)]
+    assert [(m.name, m.margin) for m in stats.guards] == [("key_facts/coverage_exact", 0.02)]
     assert isinstance(instantiate(compose(["stats=none"]).stats), NoStatistics)
 
 
@@ -98,17 +98,17 @@ def test_printed_report_fits_120_columns_with_short_names():
 
 
 def test_a_null_primary_is_the_first_headline_metric_the_runs_have():
-    stats = settings(primary={"name": None, "direction": "higher"}, guards=[],
+    stats = settings(primary={"name": None, "direction": "higher", "margin": 0.01}, guards=[],
                      headline=["retrieval/ndcg_at_5", "answer/f1", "retrieval/mrr"])
     # Predictions only: retrieval columns absent or null, so answer/f1 leads although mrr is listed too.
     rows = {name: [{"question_id": f"q{i}", "retrieval/ndcg_at_5": None, "answer/f1": (i * k % 7) / 7}
                    for i in range(12)] for name, k in (("a", 1), ("b", 3))}
     report = stats.compare(rows)
-    assert report.settings["primary"] == {"name": "answer/f1", "direction": "higher"}
+    assert report.settings["primary"] == {"name": "answer/f1", "direction": "higher", "margin": 0.01}
     assert [m.spec.name for m in report.result.challengers[0].metrics] == ["answer/f1"]
     assert settings(headline=["answer/f1"]).primary_for(rows).name == "retrieval/mrr"  # a named primary stays
     with pytest.raises(ValueError, match="none of the headline metrics"):
-        settings(primary={"name": None, "direction": "higher"}, headline=["judge/answer_score"]).primary_for(rows)
+        settings(primary={"name": None, "direction": "higher", "margin": 0.01}, headline=["judge/answer_score"]).primary_for(rows)
 
 
 def test_plot_marks_corrected_significance_labels_cis_uncorrected_and_clips_no_title():
@@ -122,7 +122,7 @@ def test_plot_marks_corrected_significance_labels_cis_uncorrected_and_clips_no_t
     for text in texts:
         box = text.get_window_extent(renderer)
         assert 0 <= box.x0 and box.x1 <= width and 0 <= box.y0 and box.y1 <= height, text.get_text()
-    assert all("(uncorrected)" in axis.get_xlabel() and "holm" in axis.get_xlabel() for axis in fig.axes)
+    assert all("CI (holm)" in axis.get_xlabel() and "margin" in axis.get_xlabel() for axis in fig.axes)
     # A filled marker is exactly a challenger whose corrected p-value is below alpha.
     from matplotlib.colors import to_rgba
 
@@ -145,7 +145,9 @@ def test_plot_marks_corrected_significance_labels_cis_uncorrected_and_clips_no_t
     ({"power": 0}, "stats.power"),
     ({"resamples": 0}, "stats.resamples"),
     ({"planning_effects": [0.2, 0]}, "stats.planning_effects"),
-    ({"primary": {"name": "retrieval/mrr", "direction": "up"}}, "direction"),
+    ({"primary": {"name": "retrieval/mrr", "direction": "up", "margin": 0.01}}, "direction"),
+    ({"primary": {"name": "retrieval/mrr", "direction": "higher"}}, "stats.primary.margin"),
+    ({"planning_sds": [0.1, 0]}, "stats.planning_sds"),
 ])
 def test_settings_are_validated_on_construction_naming_the_argument(changes, named):
     with pytest.raises(ValueError, match=named):

@@ -17,6 +17,7 @@ TABLES = {"a": table(0.0, 1), "b": table(0.5, 2), "c": table(0.2, 3)}
 def test_the_ci_label_follows_alpha(alpha, label):
     assert ci_label(alpha) == label
     report = settings(alpha=alpha).compare(TABLES)
+    label += " (holm)"  # the intervals are at the levels the correction tested each comparison at
     assert report.ci_label == label
     assert label in report.summary_columns() and label in report.to_markdown()
     assert "95% CI" not in report.to_markdown() or alpha == 0.05
@@ -44,6 +45,9 @@ def test_dataframe_and_csv_hold_every_comparison():
     verdicts = list(csv.DictReader(io.StringIO(report.verdicts_csv)))
     assert {v["challenger"]: v["winner"] for v in verdicts} == {c.name: c.verdict.winner
                                                                for c in report.result.challengers}
+    assert {(v["challenger"], v["metric"]): v["verdict"] for v in verdicts} == {
+        (c.name, m.spec.name): m.verdict for c in report.result.challengers for m in c.metrics}
+    assert {"verdict", "margin", "ci_level", "ci_low_uncorrected", "questions_needed"} <= set(parsed[0])
 
 
 def test_csv_is_written_to_a_path(tmp_path):
@@ -59,7 +63,8 @@ def test_markdown_has_a_row_per_comparison_and_the_verdicts():
     table_lines = [line for line in text.splitlines() if line.startswith("|")]
     assert len(table_lines) == 2 + 4  # header, rule, 4 comparisons
     for challenger in report.result.challengers:
-        assert f"- **{challenger.name}**: winner {challenger.verdict.winner} - {challenger.verdict.reason}" in text
+        assert f"winner {challenger.verdict.winner} - {challenger.verdict.reason}" in text
+        assert f"- **{challenger.name}**: {challenger.metrics[0].decision.reason} (margin 0.01)" in text
     assert report.champion in text.splitlines()[0]
 
 

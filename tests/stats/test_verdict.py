@@ -6,8 +6,8 @@ from harness.stats.spec import MetricSpec
 from harness.stats.verdict import MetricEvidence, Verdict, decide
 
 F1 = MetricSpec("answer/f1", direction="higher", role="primary")
-FAITH = MetricSpec("judge/faithfulness", direction="higher", role="guard", tolerance=0.01)
-LATENCY = MetricSpec("latency_ms", direction="lower", role="guard", tolerance=50.0)
+FAITH = MetricSpec("judge/faithfulness", direction="higher", role="guard", margin=0.01)
+LATENCY = MetricSpec("latency_ms", direction="lower", role="guard", margin=50.0)
 RECALL = MetricSpec("retrieval/recall_at_5", role="secondary")
 
 
@@ -25,8 +25,8 @@ def test_lower_is_better_guard_regresses_when_it_grows():
     assert verdict.winner == "champion" and verdict.reason.startswith("guard latency_ms regressed by 120")
 
 
-def test_guard_within_tolerance_or_not_significant_does_not_regress():
-    within = MetricEvidence(FAITH, -0.005, 0.0001)  # significant, but less than the 0.01 tolerance
+def test_guard_within_margin_or_not_significant_does_not_regress():
+    within = MetricEvidence(FAITH, -0.005, 0.0001)  # significant, but less than the 0.01 margin
     noisy = MetricEvidence(LATENCY, 500.0, 0.2)  # much worse, not significant
     improved = MetricEvidence(MetricSpec("g", role="guard"), 0.3, 0.0001)
     untestable = MetricEvidence(MetricSpec("h", role="guard"), None, None, "not testable: all differences zero")
@@ -100,7 +100,7 @@ def test_exactly_one_primary(primaries):
     [
         ({"direction": "up"}, "direction"),
         ({"role": "main"}, "role"),
-        ({"tolerance": -1.0}, "tolerance"),
+        ({"margin": -1.0}, "margin"),
         ({"name": ""}, "name"),
     ],
 )

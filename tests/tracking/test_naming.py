@@ -10,7 +10,7 @@ def test_analysis_only_settings_never_enter_run_names(compose):
     exclude = list(hydra.job.config.override_dirname.exclude_keys)
     overrides = ["retriever=bm25", "chunker=recursive", "chunker.size=400"]
     analysis = ["stats.correction=bh", "stats.test=wilcoxon",
-                "stats.guards=[{name: key_facts/coverage_exact, direction: higher, tolerance: 0.02}]",
+                "stats.guards=[{name: key_facts/coverage_exact, direction: higher, margin: 0.02}]",
                 "report.headline=[answer/f1]", "human.confidence=0.9", "+gates.min_f1=0.6", "resume=true",
                 "cache.dir=/tmp/x", "tracking.tracking_uri=sqlite:///a.db"]
     name = single_run_name(overrides, exclude, ["retriever", "chunker"], "demo")

@@ -74,11 +74,13 @@ def test_the_front_is_printed_under_the_champion_and_tagged_on_the_parent_and_ea
     report_sweep_statistics(settings(front=FRONT, guards=[]), summaries, tmp_path, tracker, parent)
     out = capsys.readouterr().out
     block = " ".join(out[out.index("Ship candidates"):].split())  # as read, whatever the console's width
-    assert block.startswith("Ship candidates: 1 of 3 configurations on the front (2 dominated: another as good on mrr")
-    assert " cheap: tied with the champion, 4.0x smaller " in block
+    assert block.startswith("Ship candidates: 1 of 3 configurations on the front (shown as good as the champion "
+                            "on mrr at margin 0.01 and not dominated; 0 undecided, 2 dominated or shown worse)")
+    assert " cheap: equivalent to the champion at margin 0.01, 4.0x smaller " in block
     from harness.console import console
 
-    raw = out[out.index("Ship candidates"):out.index("cheap: tied")]  # wrapped to the console, nothing cut
+    start = out.index("Ship candidates")
+    raw = out[start:out.index("cheap: equivalent", start)]  # wrapped to the console, nothing cut
     assert max(len(line) for line in raw.splitlines()) <= console().width
     record = json.loads((tmp_path / "front.json").read_text())
     assert record["members"] == ["cheap"] and record["champion"] == "high"

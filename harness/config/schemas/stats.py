@@ -15,13 +15,14 @@ from harness.config.schemas.choices import Correction, Direction, StatTest
 class PrimaryMetric:
     name: Optional[str] = None  # null: the first headline metric the runs have
     direction: Direction = MISSING
+    margin: float = MISSING  # how much worse, in the metric's units, still counts as as good
 
 
 @dataclass
 class GuardMetric:
     name: str = MISSING
     direction: Direction = MISSING
-    tolerance: float = MISSING
+    margin: float = MISSING
 
 
 @dataclass
@@ -36,6 +37,7 @@ class FrontAxisSchema:
     info: Optional[str] = None  # a run-level figure of the run's info instead of per-question values
     unless: Optional[str] = None  # used only when the axis of that name is left out
     better: str = MISSING  # the word for a run lower on the axis (cheaper, faster at p95)
+    timing: bool = False  # a time measured once per run: beyond noise also needs min_ratio
 
 
 @dataclass
@@ -64,6 +66,7 @@ class SweepStatisticsSchema(TargetSchema):
     correction: Correction = MISSING
     champion: Optional[str] = None
     planning_effects: List[float] = MISSING
+    planning_sds: List[float] = field(default_factory=list)
     # Where a null primary metric is taken from (report.headline).
     headline: List[str] = MISSING
     front: FrontSchema = field(default_factory=FrontSchema)

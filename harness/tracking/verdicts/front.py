@@ -61,8 +61,19 @@ def log_front(record: dict[str, Any] | None, summaries: list[dict[str, Any]], tr
     ids = {s["name"]: s.get("run_id") for s in summaries}
     for run in record["runs"]:
         if ids.get(run["name"]):
-            place = "front" if run["front"] else f"dominated by {short[run['dominated_by']]}"
-            tracker.set_tags(ids[run["name"]], {TAG: place})
+            tracker.set_tags(ids[run["name"]], {TAG: place(run, short)})
+
+
+def place(run: dict[str, Any], short: dict[str, str]) -> str:
+    """A run's ``harness.front`` tag: ``front``, ``undecided``, ``dominated by X`` or its verdict."""
+    if run["front"]:
+        return "front"
+    if run.get("undecided"):
+        return "undecided"
+    if run["dominated_by"] is not None:
+        return f"dominated by {short[run['dominated_by']]}"
+    return "worse" if run.get("versus_champion") == "worse" or run.get("worse_guards") else \
+        str(run.get("versus_champion"))
 
 
 def front_lines(record: dict[str, Any], quality_label: str, width: int) -> list[str]:
@@ -77,10 +88,14 @@ def front_lines(record: dict[str, Any], quality_label: str, width: int) -> list[
     places = {key: column_decimals(values) for key, values in figures.items()}
     rows = [[record["short"][run["name"]], *(fixed(figures[key][i][0], places[key]) for key, _ in columns)]
             for i, run in enumerate(members)]
-    dominated = len(record["runs"]) - len(members)
+    undecided = [run for run in record["runs"] if run.get("undecided")]
+    others = len(record["runs"]) - len(members) - len(undecided)
+    margin = record["primary"].get("margin")
+    at = f" at margin {margin:g}" if margin is not None else ""
     # Prose is wrapped to the console's width, never cut: an 80-column terminal reads all of it.
     lines = textwrap.wrap(f"Ship candidates: {len(members)} of {len(record['runs'])} configurations on the front "
-                          f"({dominated} dominated: another as good on {quality_label}, cheaper or faster)", width)
+                          f"(shown as good as the champion on {quality_label}{at} and not dominated; "
+                          f"{len(undecided)} undecided, {others} dominated or shown worse)", width)
     lines += plain_table(["run", *(label for _, label in columns)], rows, [False, *[True] * len(columns)], width,
                          shrink=0)
     by_unit: dict[str, list[str]] = {}
@@ -92,4 +107,24 @@ def front_lines(record: dict[str, Any], quality_label: str, width: int) -> list[
     for run in members:
         lines += textwrap.wrap(f"{record['short'][run['name']]}: {record['reasons'][run['name']]}", width,
                                subsequent_indent="  ")
+    lines += undecided_lines(record, width)
+    return lines
+
+
+def undecided_lines(record: dict[str, Any], width: int) -> list[str]:
+    """The cheaper or faster configurations whose quality is undecided, each with the questions that
+    would decide it; or, when no candidate but the champion is cheaper, that nothing cheaper is shown
+    as good."""
+    undecided = [run for run in record["runs"] if run.get("undecided")]
+    lines = []
+    if record["members"] == [record["champion"]]:
+        lines += textwrap.wrap("Nothing cheaper or faster than the champion is shown to be as good: ship the "
+                               "champion" + (", or run more questions to decide the configurations below."
+                                             if undecided else "."), width)
+    if undecided:
+        lines += textwrap.wrap("Undecided (cheaper or faster, but the questions could not show them as good):",
+                               width)
+        for run in undecided:
+            lines += textwrap.wrap(f"{record['short'][run['name']]}: {record['reasons'][run['name']]}", width,
+                                   initial_indent="  ", subsequent_indent="    ")
     return lines

@@ -147,6 +147,6 @@ def print_brief_report(report: StatsReport, width: int | None = None) -> None:
     label = f" ({', '.join(keys)})" if keys else ""
     lines = [f"Champion{label}: {short[report.champion]}",
              f"Each challenger minus the champion on {labels.get(primary, primary)} (p corrected: "
-             f"{report.result.correction}; a guard's ! = regressed beyond its tolerance)",
-             *plain_table(headers, rows, [False, True, True, True, True, False, False], width, shrink=0)]
+             f"{report.result.correction}; a guard's ! = shown worse than the champion's)",
+             *plain_table(headers, rows, [False, True, True, True, True, False, False, False], width, shrink=0)]
     print("\n".join(line[:width] for line in lines))
