@@ -16,6 +16,16 @@ from statsmodels.stats.multitest import multipletests
 METHODS = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh", "none": None}
 
 
+def check_family(p_values: list[float | None], method: str) -> None:
+    """ValueError unless ``method`` is known and each p-value is a probability or None."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {sorted(METHODS)}, got {method!r}")
+    for i, p in enumerate(p_values):
+        is_probability = isinstance(p, Real) and not isinstance(p, bool) and math.isfinite(p) and 0.0 <= p <= 1.0
+        if p is not None and not is_probability:
+            raise ValueError(f"p_values[{i}] must be a probability in [0, 1] or None, got {p!r}")
+
+
 def correct(p_values: list[float | None], method: str) -> list[float | None]:
     """Adjust a family of p-values for multiple comparisons.
 
@@ -31,12 +41,7 @@ def correct(p_values: list[float | None], method: str) -> list[float | None]:
     Raises:
         ValueError: unknown ``method``, or a p-value outside [0, 1] / NaN.
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {sorted(METHODS)}, got {method!r}")
-    for i, p in enumerate(p_values):
-        is_probability = isinstance(p, Real) and not isinstance(p, bool) and math.isfinite(p) and 0.0 <= p <= 1.0
-        if p is not None and not is_probability:
-            raise ValueError(f"p_values[{i}] must be a probability in [0, 1] or None, got {p!r}")
+    check_family(p_values, method)
     tested = [i for i, p in enumerate(p_values) if p is not None]
     adjusted: list[float | None] = [None] * len(p_values)
     if not tested:

@@ -22,7 +22,7 @@ Example:
 
 from __future__ import annotations
 
-from harness.stats.correction import METHODS, correct
+from harness.stats.correction import METHODS, check_family
 
 
 def adjusted_levels(p_values: list[float | None], method: str, alpha: float) -> list[float | None]:
@@ -30,8 +30,11 @@ def adjusted_levels(p_values: list[float | None], method: str, alpha: float) -> 
 
     Raises:
         ValueError: unknown ``method`` or an invalid p-value (as :func:`~harness.stats.correction.correct`).
+
+    The decisions are written out here rather than read from ``correct``'s adjusted p-values (which
+    give no step); the tests check that they agree with statsmodels' ``multipletests``.
     """
-    corrected = correct(p_values, method)
+    check_family(p_values, method)
     tested = [i for i, p in enumerate(p_values) if p is not None]
     levels: list[float | None] = [None] * len(p_values)
     size = len(tested)
@@ -41,16 +44,17 @@ def adjusted_levels(p_values: list[float | None], method: str, alpha: float) -> 
     elif method == "bonferroni":
         for i in tested:
             levels[i] = alpha / size
-    elif method == "holm":
+    elif method == "holm":  # the step-down written out: statsmodels gives adjusted p-values, not the step
         order = sorted(tested, key=lambda i: p_values[i])
         stopped = None
         for step, i in enumerate(order):
             threshold = alpha / (size - step)
-            if stopped is None and not corrected[i] < alpha:
+            if stopped is None and not p_values[i] < threshold:
                 stopped = threshold
             levels[i] = threshold if stopped is None else stopped
-    else:  # bh
-        rejected = sum(1 for i in tested if corrected[i] < alpha)
+    else:  # bh: R, the largest k whose k-th smallest p-value is below k * alpha / K
+        ordered = sorted(p_values[i] for i in tested)
+        rejected = max((k for k in range(1, size + 1) if ordered[k - 1] < k * alpha / size), default=0)
         for i in tested:
             levels[i] = alpha * max(rejected, 1) / size
     return levels
