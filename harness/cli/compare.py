@@ -112,6 +112,9 @@ def _stats(cfg, logged: dict | None, overrides: list[str], champion: str | None)
     from omegaconf import OmegaConf
 
     given = [re.split(r"[=]", o.lstrip("+~"), maxsplit=1)[0] for o in overrides]
+    if logged:  # sweeps logged before the guards' tolerance was named margin (one name for one idea)
+        logged = {**logged, "guards": [{("margin" if k == "tolerance" else k): v for k, v in guard.items()}
+                                       for guard in logged.get("guards", [])]}
     if logged and "stats" not in given:
         patch: dict = {}
         for key, value in _flat(logged):

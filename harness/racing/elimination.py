@@ -24,6 +24,14 @@ metric survives, and no configuration leaves on a guard it does not truly regres
 
 With ``test=asymptotic`` (:mod:`harness.racing.asymptotic`) the same levels hold only in the
 limit: the error rate tends to at most ``alpha`` as ``min_questions`` (its burn-in) grows.
+
+``decide`` says what the race is for. ``winner`` (the default): find the best configuration, so a
+configuration leaves once it is shown worse than the leader at all. ``front``: decide which
+configurations are as good as the leader, so a (cheaper) configuration stays while its
+non-inferiority is undecided and leaves only once the pairwise bound shows it worse than the leader
+by more than ``stats.primary.margin``; :func:`decisions` then says, for each survivor, whether the
+race showed it non-inferior or the questions ran out first. Both use the pairwise confidence
+sequences at ``level``, so the family-wise error over every round stays at most ``alpha``.
 """
 
 from __future__ import annotations
@@ -88,6 +96,7 @@ class EliminationRule:
         configurations: how many configurations started the race (``K``).
         evidence: ``leader`` or ``pairwise`` (:data:`EVIDENCE`; the module's docstring says what each promises).
         tightest_at: ``test=asymptotic`` only: the number of questions at which its bound is narrowest.
+        decide: ``winner`` or ``front`` (:data:`DECIDE`; the module's docstring says what each does).
     """
 
     primary: MetricSpec
@@ -100,6 +109,7 @@ class EliminationRule:
     configurations: int
     evidence: str = "leader"
     tightest_at: float | None = None
+    decide: str = "winner"
 
     def __post_init__(self) -> None:
         if not 0 < self.alpha < 1:
@@ -112,6 +122,8 @@ class EliminationRule:
             raise ValueError(f"race.min_questions must be >= 1, got {self.min_questions}")
         if self.configurations < 1:
             raise ValueError("a race needs at least one configuration")
+        if self.decide not in DECIDE:
+            raise ValueError(f"race.decide must be one of {list(DECIDE)}, got {self.decide!r}")
         if self.evidence not in EVIDENCE:
             raise ValueError(f"race.evidence must be one of {list(EVIDENCE)}, got {self.evidence!r}")
         if self.test == ASYMPTOTIC and not (self.tightest_at is not None and self.tightest_at > 0):
@@ -150,6 +162,10 @@ class EliminationRule:
     def describe(self) -> str:
         """The rule in a few words, for the console."""
         test = self.test + (f", tightest at {self.tightest_at:g} questions" if self.test == ASYMPTOTIC else "")
+        if self.decide == "front":
+            return (f"alpha {self.alpha} over {self.comparisons} pairwise comparisons ({test}); deciding the front: "
+                    f"a configuration leaves once shown worse than the leader beyond the margin "
+                    f"{self.primary.margin:g}")
         if self.evidence == "pairwise":
             return f"alpha {self.alpha} over {self.comparisons} pairwise comparisons ({test})"
         guards = f", guards pairwise at level {self.level:.2g}" if self.guards else ""
@@ -158,6 +174,7 @@ class EliminationRule:
 
 
 EVIDENCE = ("leader", "pairwise")
+DECIDE = ("winner", "front")
 
 
 Scores = Mapping[str, Mapping[str, Sequence[float | None]]]  # configuration -> metric -> values in race order
@@ -205,7 +222,7 @@ def eliminate(scores: Scores, rule: EliminationRule, round_number: int,
     for name in names:
         if name == leader:
             continue
-        if rule.evidence == "pairwise":
+        if rule.evidence == "pairwise" or rule.decide == "front":
             found = _against_round_leader(scores, rule, leader, name, questions, round_number, rule.primary)
         else:
             found = _against_running_leader(scores, retired or {}, rule, leader, name, questions, round_number)
@@ -224,15 +241,37 @@ def _against_round_leader(scores: Scores, rule: EliminationRule, leader: str, na
     if not better.size:
         return None
     bound = difference_lower_bound(better, worse, rule.low, rule.high, rule.level, rule.sequence)
-    if not bound > metric.margin:
+    # a guard, or the primary metric when deciding the front, leaves only beyond its margin
+    threshold = metric.margin if metric.role == "guard" or rule.decide == "front" else 0.0
+    if not bound > threshold:
         return None
     difference = float(np.mean(better - worse))
     kind = "guard " if metric.role == "guard" else ""
     reason = (f"worse than {leader} on {kind}{metric.name} after {questions} questions: mean difference "
-              f"{difference:.4f}, lower bound {bound:.4f} > {metric.margin:g} "
+              f"{difference:.4f}, lower bound {bound:.4f} > {threshold:g} "
               f"({rule.label}, level {rule.level:.2g})")
-    return Elimination(name, round_number, questions, leader, metric.name, difference, bound, metric.margin,
+    return Elimination(name, round_number, questions, leader, metric.name, difference, bound, threshold,
                        reason)
+
+
+def decisions(scores: Scores, rule: EliminationRule, leader: str) -> dict[str, str]:
+    """For ``decide: front``, what the race showed of each survivor against ``leader`` on the primary
+    metric: ``non_inferior`` when the pairwise bound of its regression against the leader stays below
+    the margin (at most ``margin`` worse, at the race's level), else ``undecided``: the question set
+    was too small. Configurations shown worse beyond the margin have already left."""
+    metric = rule.primary
+    found = {}
+    for name in scores:
+        if name == leader:
+            continue
+        better, worse = _pairs(scores[leader][metric.name], scores[name][metric.name], metric.direction)
+        if better.size < rule.min_questions:
+            found[name] = "undecided"
+            continue
+        # lower bound of (name - leader), oriented: above -margin means at most margin worse
+        bound = difference_lower_bound(worse, better, rule.low, rule.high, rule.level, rule.sequence)
+        found[name] = "non_inferior" if bound > -metric.margin else "undecided"
+    return found
 
 
 def _against_running_leader(scores: Scores, retired: Scores, rule: EliminationRule, leader: str, name: str,

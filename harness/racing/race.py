@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.racing.elimination import Elimination, EliminationRule, Scores, eliminate
+from harness.racing.elimination import Elimination, EliminationRule, Scores, decisions, eliminate
 
 RACE_FILE = "race.json"
 
@@ -42,6 +42,8 @@ class Race:
     # Every configuration's values on the longest prefix it ran (the running leader's bets read
     # those of configurations that left); rebuilt by replaying the rounds when a race resumes.
     seen: dict = field(default_factory=dict, repr=False)
+    # decide: front: each survivor's last decision against the leader (non_inferior | undecided).
+    decided: dict = field(default_factory=dict)
 
     @property
     def survivors(self) -> list[str]:
@@ -71,6 +73,9 @@ class Race:
             eliminated.extend(found)
             self.seen.update({name: {metric: list(values) for metric, values in got.items()}
                               for name, got in scores.items()})
+            if self.rule.decide == "front":
+                gone = {e.name for e in eliminated}
+                self.decided = decisions({n: got for n, got in scores.items() if n not in gone}, self.rule, leader)
         record = RoundRecord(number, size, ran, leader, eliminated)
         self.rounds.append(record)
         return record
@@ -102,13 +107,30 @@ class Race:
             "configurations": self.configurations, "sizes": self.sizes, "total_questions": self.total_questions,
             "alpha": self.rule.alpha, "test": self.rule.test, "evidence": self.rule.evidence,
             "level": self.rule.level, "configuration_level": self.rule.configuration_level, "comparisons": self.rule.comparisons,
-            "rule": self.rule.describe(), "champion": self.champion,
+            "rule": self.rule.describe(), "champion": self.champion, "decide": self.rule.decide,
+            "decisions": self._decisions(),
             "evaluations": self.evaluations, "grid_evaluations": self.grid_evaluations,
             "rounds": [{"number": r.number, "questions": r.questions, "ran": r.ran, "leader": r.leader,
                         "eliminated": [e.to_dict() for e in r.eliminated]} for r in self.rounds],
             "runs": {name: {"questions": self.questions(name), "eliminated_round": self.eliminated_round(name)}
                      for name in self.configurations},
         }
+
+    def _decisions(self) -> dict[str, str]:
+        """``decide: front``: per configuration, what the race decided against the champion."""
+        if self.rule.decide != "front":
+            return {}
+        out = {}
+        for name in self.configurations:
+            gone = next((e for r in self.rounds for e in r.eliminated if e.name == name), None)
+            if name == self.champion:
+                out[name] = "leader"
+            elif gone is not None:
+                out[name] = "failed" if not gone.metric else \
+                    ("worse beyond the margin" if gone.metric == self.rule.primary.name else f"worse on {gone.metric}")
+            else:
+                out[name] = self.decided.get(name, "undecided")
+        return out
 
     def save(self, folder: Path) -> Path:
         path = folder / RACE_FILE
@@ -139,4 +161,11 @@ def round_lines(record: dict) -> list[str]:
                      f"leader {r['leader'] or '-'}: " + (f"{len(gone)} eliminated" if gone else "none eliminated"))
         lines.extend(f"    eliminated {e['name']}: {e['reason']}" for e in gone)
     lines.append(f"  champion: {record['champion'] or '-'}")
+    decided = record.get("decisions") or {}
+    if decided:
+        reached = {name: d for name, d in decided.items() if d not in ("leader", "undecided")}
+        open_ = [name for name, d in decided.items() if d == "undecided"]
+        lines.append(f"  decisions reached against the leader: "
+                     + ("; ".join(f"{name}: {d}" for name, d in reached.items()) or "none"))
+        lines.append("  too few questions to decide: " + (", ".join(open_) if open_ else "none"))
     return lines

@@ -29,7 +29,7 @@ from harness.results.html_sections import (
 from harness.results.html_table import SCRIPT, STYLE, Cell, cell, run_cell, table
 from harness.results.numbers import column_decimals, fixed, with_ci
 from harness.results.report_inputs import ReportInputs
-from harness.stats.front import recorded_figure
+from harness.stats.front import place, recorded_figure
 
 __all__ = ["ReportInputs", "render_html"]
 
@@ -92,7 +92,7 @@ def ship_candidates(front: dict[str, Any], short: dict[str, str], label: str) ->
     places = {key: column_decimals(values) for key, values in figures.items()}
     rows = [[run_cell(run["name"], short),
              *(Cell(fixed(figures[key][i][0], places[key]), numeric=True) for key, _ in keys),
-             Cell("front" if run["front"] else "dominated"), Cell(front["reasons"][run["name"]], long=True)]
+             Cell(place(run, short)), Cell(front["reasons"][run["name"]], long=True)]
             for i, run in enumerate(front["runs"])]
     return plot + table(["run", *(title for _, title in keys), "place", "why"], rows)
 

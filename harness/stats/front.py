@@ -142,6 +142,18 @@ class Front:
                    settings=data.get("settings", {}))
 
 
+def place(run: dict[str, Any], short: dict[str, str]) -> str:
+    """A run's ``harness.front`` tag: ``front``, ``undecided``, ``dominated by X`` or its verdict."""
+    if run["front"]:
+        return "front"
+    if run.get("undecided"):
+        return "undecided"
+    if run["dominated_by"] is not None:
+        return f"dominated by {short[run['dominated_by']]}"
+    return "worse" if run.get("versus_champion") == "worse" or run.get("worse_guards") else \
+        str(run.get("versus_champion"))
+
+
 def recorded_figure(run: dict[str, Any], key: str) -> tuple[float | None, float | None, float | None]:
     """(value, low, high) of a run of :meth:`Front.to_dict` on ``quality`` or an axis's name."""
     found = run["quality"] if key == "quality" else run["axes"][key]

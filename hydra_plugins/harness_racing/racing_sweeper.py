@@ -127,7 +127,7 @@ def _new_race(config: DictConfig, names: list[str], sizes: list[int], total: int
     rule = EliminationRule(primary=stats.primary_for(tables), guards=tuple(stats.guards), alpha=settings.alpha,
                            test=str(settings.test), low=low, high=high, min_questions=settings.min_questions,
                            configurations=len(names), evidence=str(settings.evidence),
-                           tightest_at=settings.get("tightest_at"))
+                           tightest_at=settings.get("tightest_at"), decide=str(settings.decide))
     return Race(names, sizes, rule, total)
 
 

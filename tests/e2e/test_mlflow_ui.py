@@ -52,8 +52,11 @@ def test_parent_names_its_champion_and_every_run_its_dataset(tmp_path):
     assert parent.data.tags["harness.front"] == " | ".join(front["short"][name] for name in front["members"])
     assert "front.json" in {a.path for a in client.list_artifacts(parent.info.run_id)}
     places = {c.info.run_name: c.data.tags["harness.front"] for c in children}
-    assert places == {run["name"]: "front" if run["front"] else f"dominated by {front['short'][run['dominated_by']]}"
-                      for run in front["runs"]}
+    from harness.stats.front import place
+
+    assert places == {run["name"]: place(run, front["short"]) for run in front["runs"]}
+    assert set(places.values()) <= {"front", "undecided", "worse", "equivalent", "non_inferior", "better"} | {
+        f"dominated by {short}" for short in front["short"].values()}
     assert "Ship candidates: " in done.stdout
 
     dataset = load_questions_jsonl("questions_jsonl", str(TINY / "questions.jsonl"), str(TINY / "docs"))

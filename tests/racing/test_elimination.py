@@ -112,3 +112,39 @@ def test_race_record_counts_evaluations_and_failures():
     assert any(line.startswith("    eliminated c: failed: RuntimeError") for line in lines)
     assert any(line.startswith("    eliminated b: worse than a on answer/f1") for line in lines)
     assert "bets on the running leader, wealth >= 60 eliminates" in lines[0] and record["evidence"] == "leader"
+
+
+def test_deciding_the_front_keeps_a_slightly_worse_configuration_until_it_is_decided():
+    """``decide: front``: a configuration 0.03 worse stays while the margin (0.05) is not crossed, and is
+    shown non-inferior once there are enough questions; one 0.3 worse leaves. ``decide: winner`` drops
+    the slightly worse one as soon as it is shown worse at all."""
+    primary = MetricSpec("answer/f1", "higher", "primary", margin=0.05)
+    rng = np.random.default_rng(4)
+    good = rng.uniform(0.4, 0.9, 3000)
+    scores = {"lead": {"answer/f1": list(good)}, "near": {"answer/f1": list(good - 0.03)},
+              "far": {"answer/f1": list(good - 0.3)}}
+
+    def race_rule(decide: str) -> EliminationRule:
+        return EliminationRule(primary, (), alpha=0.05, test="empirical_bernstein", low=-1.0, high=1.0,
+                               min_questions=10, configurations=3, evidence="leader", decide=decide)
+
+    _, gone = eliminate(scores, race_rule("winner"), 1)
+    assert sorted(e.name for e in gone) == ["far", "near"]
+    _, gone = eliminate(scores, race_rule("front"), 1)
+    assert [e.name for e in gone] == ["far"] and gone[0].threshold == 0.05 and "lower bound" in gone[0].reason
+    from harness.racing.elimination import decisions
+
+    assert decisions({n: s for n, s in scores.items() if n != "far"}, race_rule("front"), "lead") == {
+        "near": "non_inferior"}
+    few = {n: {"answer/f1": s["answer/f1"][:30]} for n, s in scores.items() if n != "far"}
+    assert decisions(few, race_rule("front"), "lead") == {"near": "undecided"}  # too few questions to decide
+    race = Race(["lead", "near", "far"], [30, 3000], race_rule("front"), 3000)
+    race.finish_round({n: {"answer/f1": s["answer/f1"][:30]} for n, s in scores.items()})
+    race.finish_round(scores)
+    record = race.to_dict()
+    assert record["decisions"] == {"lead": "leader", "near": "non_inferior", "far": "worse beyond the margin"}
+    lines = round_lines(record)
+    assert "  decisions reached against the leader: near: non_inferior; far: worse beyond the margin" in lines
+    assert "  too few questions to decide: none" in lines
+    with pytest.raises(ValueError, match="race.decide"):
+        race_rule("cheapest")

@@ -28,6 +28,13 @@ class RaceEvidence(StrEnum):
     pairwise = "pairwise"
 
 
+class RaceDecide(StrEnum):
+    """What a race is for (harness/racing/elimination.py): the best configuration, or the front."""
+
+    winner = "winner"
+    front = "front"
+
+
 @dataclass
 class RaceSchema:
     # Set by the racing sweeper for each round: run only the first N questions of the race order.
@@ -43,4 +50,5 @@ class RaceSchema:
     test: RaceTest = MISSING
     tightest_at: float = MISSING
     evidence: RaceEvidence = MISSING
+    decide: RaceDecide = MISSING
     bounds: List[float] = MISSING

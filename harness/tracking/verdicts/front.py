@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.results.numbers import column_decimals, fixed
-from harness.stats.front import Front, recorded_figure
+from harness.stats.front import Front, place, recorded_figure
 from harness.tracking.base import Tracker
 
 FRONT_FILE = "front.json"
@@ -63,17 +63,6 @@ def log_front(record: dict[str, Any] | None, summaries: list[dict[str, Any]], tr
         if ids.get(run["name"]):
             tracker.set_tags(ids[run["name"]], {TAG: place(run, short)})
 
-
-def place(run: dict[str, Any], short: dict[str, str]) -> str:
-    """A run's ``harness.front`` tag: ``front``, ``undecided``, ``dominated by X`` or its verdict."""
-    if run["front"]:
-        return "front"
-    if run.get("undecided"):
-        return "undecided"
-    if run["dominated_by"] is not None:
-        return f"dominated by {short[run['dominated_by']]}"
-    return "worse" if run.get("versus_champion") == "worse" or run.get("worse_guards") else \
-        str(run.get("versus_champion"))
 
 
 def front_lines(record: dict[str, Any], quality_label: str, width: int) -> list[str]:
