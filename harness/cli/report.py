@@ -4,8 +4,8 @@
 
 RUN_OR_SWEEP is a sweep folder (``multirun/<date>/<time>``), a run folder, or a tracked run id or
 name (a sweep's parent run, or one run; its folder, named by its tags, is read). The page opens
-with what was found (the champion, how many configurations are tied with it and how many are
-worse, the front of what to ship), then the front's quality-against-cost plot, the leaderboard,
+with what was found (the champion, each other configuration's verdict at the margin, the front of
+what to ship and the undecided cheaper configurations), then the front's quality-against-cost plot, the leaderboard,
 the statistics table with its CI plot, a per-route table, the judge self-check figures if logged,
 the worst answers of the best run, the first two runs' answers side by side, and the questions
 (a click shows one across runs). Each run has one short name throughout (its overrides on hover

@@ -1,5 +1,6 @@
-"""The report's opening sentences: the champion, how many configurations are tied with it and how
-many are worse (the sweep's paired tests on its primary metric), and the front of what to ship."""
+"""The report's opening sentences: the champion, how many configurations are better, equivalent,
+non-inferior, undecided or worse at the margin (the sweep's verdicts on its primary metric), the
+front of what to ship, and the cheaper configurations that more questions would decide."""
 
 from __future__ import annotations
 
