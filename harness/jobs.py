@@ -52,6 +52,7 @@ class JobParts:
     answering: Answering
     judging: Judging
     router: Any
+    app: Any = None
 
 
 class JobNotValid(ValueError):
@@ -117,7 +118,8 @@ def build_job(cfg: DictConfig, built: dict[tuple[str, str], Any] | None = None, 
                    suites=part("metrics", lambda: {name: instantiate(suite) for name, suite in cfg.metrics.items()},
                                cfg.metrics),
                    answering=answering, judging=judging,
-                   router=part("router", lambda: instantiate(cfg.router), cfg.router))
+                   router=part("router", lambda: instantiate(cfg.router), cfg.router),
+                   app=part("app", lambda: _app(cfg), cfg.get("app")) if cfg.get("app") is not None else None)
     if problems:
         raise JobNotValid("; ".join(reasons)) from problems[0]
     return job
@@ -200,6 +202,18 @@ def _this_sweep(sweep: str) -> None:
 def _resolved(node) -> str:
     """A part's config, resolved, as a key (JSON: a third of the time YAML took)."""
     return json.dumps(OmegaConf.to_container(node, resolve=True, enum_to_str=True), sort_keys=True, default=str)
+
+
+def _app(cfg: DictConfig):
+    """The configured app; it answers in place of the harness's reranker and generator, so neither may be set."""
+    app = instantiate(cfg.app)
+    if app.enabled:
+        clashing = [f"{group}={OmegaConf.select(cfg, group + '._target_')}" for group in ("generator", "reranker")
+                    if not str(OmegaConf.select(cfg, group + "._target_")).endswith((".NoGenerator", ".NoReranker"))]
+        if clashing:
+            raise ValueError(f"the app answers the questions itself: {', '.join(clashing)} would not run "
+                             f"(use generator=none reranker=none with an app)")
+    return app
 
 
 def _no_questions(dataset: Dataset):
