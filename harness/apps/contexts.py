@@ -1,8 +1,8 @@
 """An app's contexts placed among the corpus's chunks, so retrieval is scored as the harness's own.
 
-A context whose ``doc_id`` is a chunk id is that chunk; one whose ``doc_id`` is a document id is a
-span of that document. A context without an id is the chunk with the same text, else a span of the
-document that holds it (:class:`harness.data.gold_passages.PassageMatcher`), else a passage of no
+A context whose ``doc_id`` is a chunk id is that chunk; one with the text of a chunk (of its
+``doc_id``'s document, when it names one) is that chunk; else one whose ``doc_id`` names a document
+is a span of that document, and one without an id a span of the document that holds it (:class:`harness.data.gold_passages.PassageMatcher`), else a passage of no
 known document (``unmatched:<hash>``), which no gold source can match.
 """
 
@@ -34,15 +34,13 @@ class ContextPlacer:
     def chunk(self, context: AppContext) -> Chunk:
         if context.doc_id is not None and context.doc_id in self.chunk_ids:
             return self.chunk_ids[context.doc_id]
-        if context.doc_id is None:
-            same = self.by_text.get(normalise(context.text))
-            if same is not None:
-                return same
-            found = self.matcher.documents_of(context.text)
-            doc_id = found[0] if found else None
-        else:
-            doc_id = context.doc_id
-        return self._span(doc_id, context.text)
+        same = self.by_text.get(normalise(context.text))
+        if same is not None and context.doc_id in (None, same.doc_id):
+            return same
+        if context.doc_id is not None:
+            return self._span(context.doc_id, context.text)
+        found = self.matcher.documents_of(context.text)
+        return self._span(found[0] if found else None, context.text)
 
     def _span(self, doc_id: str | None, text: str) -> Chunk:
         digest = hashlib.sha256(text.encode()).hexdigest()[:12]

@@ -26,6 +26,8 @@ class PythonApp(App):
         self.target = target
         dotted = target.replace(":", ".")
         declared = tuple(str(name) for name in allowed_targets or [])
+        if dotted.startswith(OWN_PACKAGES + tuple(name for name in declared if name.endswith("."))):
+            _resolve(target)  # in a declared package: a typo is named as one, not as an undeclared plugin
         if not is_allowed(dotted, OWN_PACKAGES, declared):
             raise TargetNotAllowed(f"app.target '{target}' is not a declared plugin: add it (or its package, "
                                    f"ending in '.') to plugins.allowed_targets (currently {list(declared)})")

@@ -50,6 +50,7 @@ class HttpAppSchema(AppSchema):
     method: str = MISSING
     request: Dict[str, Any] = field(default_factory=dict)
     headers: Dict[str, str] = field(default_factory=dict)
+    api_key_env: Optional[str] = None
     reply: HttpReplyFieldsSchema = field(default_factory=HttpReplyFieldsSchema)
     max_retries: int = MISSING
     retry_wait_seconds: float = MISSING
