@@ -30,12 +30,12 @@ NESTED = ("inputs", "expectations")
 
 
 def flatten(record: dict[str, Any]) -> dict[str, Any]:
-    """The record with the keys of its ``inputs``/``expectations`` objects beside its own (its own win)."""
+    """The record with the keys of its ``inputs``/``expectations`` objects beside its own (its own win;
+    the objects stay, for a mapping's dotted paths)."""
     flat = dict(record)
     for name in NESTED:
         nested = record.get(name)
         if isinstance(nested, dict) and all(isinstance(key, str) for key in nested):
-            flat.pop(name)
             for key, value in nested.items():
                 flat.setdefault(key, value)
     return flat
@@ -52,7 +52,8 @@ def find(record: dict[str, Any], part: str, fields: dict[str, str | None]) -> tu
     """
     mapped = fields.get(part)
     if mapped is not None:
-        return mapped, lookup(record, mapped)
+        value = lookup(record, mapped)
+        return (mapped, value) if value is not None else (None, None)
     for name in ALIASES[part]:
         if record.get(name) is not None:
             return name, record[name]

@@ -20,11 +20,12 @@ Every malformed record is reported with its file and line.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from harness.data.gold_passages import PassageMatcher
-from harness.data.question_fields import ALIASES, find, find_all, flatten, used_names
+from harness.data.question_fields import ALIASES, NESTED, find, find_all, flatten, used_names
 from harness.data.question_files import read_records
 from harness.data.records import AnswerCriteria, Dataset, DatasetError, Document, Question
 from harness.data.validation import ProblemList, field_value, require_file, sha256_of_files
@@ -102,23 +103,32 @@ def read_questions(path: Path, doc_ids: set[str], name: str, fields: dict[str, s
     Raises:
         DatasetError: naming every malformed record's file, line and field.
     """
+    return parse_questions(lambda problems: read_records(path, problems), path, doc_ids, name, fields, required,
+                           matcher)
+
+
+def parse_questions(records_of: Callable[[ProblemList], Iterable[tuple[int, dict]]], source: Path,
+                    doc_ids: set[str], name: str, fields: dict[str, str | None] | None = None,
+                    required: list[str] | None = None, matcher: PassageMatcher | None = None) -> list[Question]:
+    """The questions of the records ``records_of(problems)`` yields with their line numbers (a
+    file's, or an MLflow evaluation dataset's), problems named ``source:line: field ...``."""
     unknown = sorted(set(fields or {}) - set(ALIASES))
     if unknown:
         raise DatasetError(f"dataset '{name}': fields {unknown} are unknown; expected some of {sorted(ALIASES)}")
-    reader = _Reader(path, doc_ids, dict(fields or {}), list(required or ["question"]), matcher)
+    reader = _Reader(source, doc_ids, dict(fields or {}), list(required or ["question"]), matcher)
     parsed: list[Question] = []
     seen: dict[str, int] = {}
-    for line, record in read_records(path, reader.problems):
+    for line, record in records_of(reader.problems):
         question = reader.question(record, line)
         if question is None:
             continue
         if question.id in seen:
-            reader.problems.add(path, line, f"field 'id': duplicate id '{question.id}' (first on line {seen[question.id]})")
+            reader.problems.add(source, line, f"field 'id': duplicate id '{question.id}' (first on line {seen[question.id]})")
             continue
         seen[question.id] = line
         parsed.append(question)
     if not parsed and not reader.problems.problems:
-        reader.problems.add(path, None, "no questions")
+        reader.problems.add(source, None, "no questions")
     reader.problems.raise_if_any(f"dataset '{name}'")
     return parsed
 
@@ -162,7 +172,7 @@ class _Reader:
         criteria = _parse_criteria(record, self.path, line, self.problems)
         if len(self.problems.problems) > before:
             return None
-        known = used_names(record, self.fields) | set(OPTIONAL_STR_FIELDS) | {"answer_criteria"}
+        known = used_names(record, self.fields) | set(OPTIONAL_STR_FIELDS) | {"answer_criteria", *NESTED}
         metadata = {key: values[key] for key in ("domain", "source") if values[key] is not None}
         return Question(
             id=qid or question_id(text), text=text, relevant=relevant, key_facts=facts,
@@ -174,7 +184,9 @@ class _Reader:
     def _text(self, record: dict, line: int, part: str, required: bool = False) -> str | None:
         name, value = find(record, part, self.fields)
         if name is None:
-            if required:
+            if required and self.fields.get(part):
+                self.add(line, f"field '{part}' (column '{self.fields[part]}') is missing")
+            elif required:
                 others = [n for n in ALIASES[part] if n != part]
                 self.add(line, f"field '{part}' is missing" + (f" (nor {', '.join(others)})" if others else ""))
             return None

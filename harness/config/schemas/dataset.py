@@ -34,6 +34,20 @@ class QuestionsJsonlDatasetSchema(TargetSchema):
 
 
 @dataclass
+class MlflowEvalDatasetSchema(TargetSchema):
+    """An MLflow evaluation dataset by name, from the tracking store, over a folder of documents."""
+
+    name: str = MISSING
+    evaluation_dataset: str = MISSING
+    documents: str = MISSING
+    tracking_uri: str = MISSING
+    extensions: List[str] = MISSING
+    fields: QuestionFieldsSchema = field(default_factory=QuestionFieldsSchema)
+    required: List[str] = MISSING
+    passage_overlap: float = MISSING
+
+
+@dataclass
 class DocumentsDatasetSchema(TargetSchema):
     """A folder of documents and no questions (what ``harness synth`` writes questions from)."""
 
@@ -120,4 +134,4 @@ class HfDatasetSchema(SubsetSchema):
 
 OPTIONS = {"questions_jsonl": QuestionsJsonlDatasetSchema, "beir": BeirDatasetSchema, "squad": SquadDatasetSchema,
            "flashrag": FlashragDatasetSchema, "hf": HfDatasetSchema, "documents": DocumentsDatasetSchema,
-           "synthetic": SyntheticDatasetSchema}
+           "synthetic": SyntheticDatasetSchema, "mlflow_eval": MlflowEvalDatasetSchema}
