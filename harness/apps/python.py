@@ -4,7 +4,9 @@
 any ``_target_`` outside the harness it must be a declared plugin (``plugins.allowed_targets``).
 It is called as ``function(question, **params)`` and returns what :mod:`harness.apps.replies`
 reads. Its replies are cached by the source of its module (edit the code: asked again), unless
-``app.version`` is declared.
+``app.version`` is declared. With ``trace`` (``app=python_traced``), contexts it does not return are
+read from the RETRIEVER spans of the MLflow trace it writes itself
+(:class:`harness.tracking.mlflow.app_traces.TraceContexts`).
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ from harness.data.records import Question
 
 
 class PythonApp(App):
-    def __init__(self, target: str, allowed_targets: list[str] | None = None, **options: Any) -> None:
+    def __init__(self, target: str, allowed_targets: list[str] | None = None, trace: Any = None,
+                 **options: Any) -> None:
         super().__init__(**options)
-        self.target = target
+        self.target, self.trace = target, trace
         dotted = target.replace(":", ".")
         declared = tuple(str(name) for name in allowed_targets or [])
         if dotted.startswith(OWN_PACKAGES + tuple(name for name in declared if name.endswith("."))):
@@ -39,7 +42,7 @@ class PythonApp(App):
         return self.target
 
     def code(self) -> dict[str, Any]:
-        return {"app": "python", "target": self.target,
+        return {"app": "python", "target": self.target, "trace": self.trace is not None,
                 "source_sha256": None if self.version is not None else self._source_sha256}
 
     def call(self, question: Question) -> Any:
@@ -49,7 +52,8 @@ class PythonApp(App):
 
         def run() -> None:
             try:
-                outcome["reply"] = self.function(question.text, **self.params)
+                ask = lambda: self.function(question.text, **self.params)  # noqa: E731
+                outcome["reply"] = self.trace.capture(ask, question.id) if self.trace is not None else ask()
             except BaseException as err:  # noqa: BLE001 - handed to the asking thread
                 outcome["error"] = err
 

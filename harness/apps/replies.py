@@ -21,7 +21,7 @@ from typing import Any
 ANSWER_NAMES = ("answer", "response", "output")
 CONTEXTS_NAMES = ("contexts", "retrieved_contexts", "source_documents")
 TEXT_NAMES = ("text", "content", "page_content")
-DOC_ID_NAMES = ("doc_id", "document_id", "id", "source")
+DOC_ID_NAMES = ("doc_id", "document_id", "doc_uri", "id", "source")
 COUNT_NAMES = ("input_tokens", "output_tokens")
 
 
@@ -48,16 +48,28 @@ class AppReply:
     latency_seconds: float | None = None
     error: str | None = None
     cached: bool = False
+    # The MLflow trace the app wrote for this question, when its contexts were read from it.
+    trace_id: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"answer": self.answer, "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-                "cost_usd": self.cost_usd, "latency_seconds": self.latency_seconds,
+                "cost_usd": self.cost_usd, "latency_seconds": self.latency_seconds, "trace_id": self.trace_id,
                 "contexts": None if self.contexts is None else [vars(c) for c in self.contexts]}
 
     @classmethod
     def from_json(cls, row: dict[str, Any]) -> "AppReply":
         contexts = row.pop("contexts")
         return cls(**row, contexts=None if contexts is None else [AppContext(**c) for c in contexts])
+
+
+@dataclass
+class TracedReply:
+    """An app's reply with what its own trace held: the documents of its RETRIEVER spans (None: it
+    had none) and the trace's id."""
+
+    reply: Any
+    documents: list[Any] | None = None
+    trace_id: str | None = None
 
 
 def _get(value: Any, names: tuple[str, ...]) -> Any:
@@ -78,6 +90,12 @@ def read_reply(value: Any) -> AppReply:
         >>> read_reply({"answer": "Paris", "contexts": ["Paris is...", {"text": "France", "doc_id": "fr"}]}).contexts
         [AppContext(text='Paris is...', doc_id=None, score=None), AppContext(text='France', doc_id='fr', score=None)]
     """
+    if isinstance(value, TracedReply):
+        reply = read_reply(value.reply)
+        if reply.contexts is None and value.documents is not None:  # the contexts on the app's trace
+            reply.contexts = _contexts(value.documents)
+        reply.trace_id = value.trace_id
+        return reply
     if isinstance(value, str):
         return AppReply(answer=value)
     if isinstance(value, (tuple, list)) and len(value) == 2:

@@ -17,6 +17,8 @@ from harness.results.stage_records import SpanRecord
 from harness.stages.retrieval import hits_of
 from harness.stages.stage import PipelineState, Stage, StageClock
 
+APP_TRACE = "app_trace_id"  # Generation.extra: the MLflow trace the app wrote for the question
+
 
 class AppStage(Stage):
     """Args:
@@ -59,7 +61,8 @@ class AppStage(Stage):
         usage = {key: getattr(generation, key) for key in ("input_tokens", "output_tokens")
                  if getattr(generation, key) is not None}
         attributes = {"app": self.app.name, "params": dict(self.app.params), "cached": bool(generation.extra.get("cached")),
-                      "latency_seconds": generation.latency_seconds}
+                      "latency_seconds": generation.latency_seconds,
+                      **({"app_trace_id": generation.extra[APP_TRACE]} if generation.extra.get(APP_TRACE) else {})}
         spans = []
         if not generation.extra.get(NO_RANKING):
             spans.append(SpanRecord(name="app retrieval", kind="retrieval", start=start, end=end,
@@ -74,6 +77,8 @@ class AppStage(Stage):
 
 def _generation(reply: AppReply) -> Generation:
     extra: dict = {"cached": True} if reply.cached else {}
+    if reply.trace_id is not None:
+        extra[APP_TRACE] = reply.trace_id
     if reply.cost_usd is not None:
         extra[REPORTED_COST] = reply.cost_usd
     if reply.contexts is None:

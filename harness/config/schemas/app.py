@@ -31,6 +31,8 @@ class AppSchema(TargetSchema):
 class PythonAppSchema(AppSchema):
     target: str = MISSING
     allowed_targets: List[str] = MISSING
+    # Reads contexts from the app's own MLflow trace (app=python_traced); null: from its reply only.
+    trace: Any = None
 
 
 @dataclass
@@ -56,4 +58,4 @@ class HttpAppSchema(AppSchema):
     retry_wait_seconds: float = MISSING
 
 
-OPTIONS = {"none": NoAppSchema, "python": PythonAppSchema, "http": HttpAppSchema}
+OPTIONS = {"none": NoAppSchema, "python": PythonAppSchema, "python_traced": PythonAppSchema, "http": HttpAppSchema}
