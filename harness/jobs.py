@@ -112,14 +112,17 @@ def build_job(cfg: DictConfig, built: dict[tuple[str, str], Any] | None = None, 
     judge = part("judge", lambda: instantiate(cfg.judge), cfg.judge)
     rubrics = part("rubric", lambda: {name: instantiate(rubric) for name, rubric in cfg.rubrics.items()}, cfg.rubrics)
     judging = part("judge", lambda: Judging(judge=judge, rubrics=rubrics)) if judge and rubrics is not None else None
+    reranker = part("reranker", lambda: instantiate(cfg.reranker), cfg.reranker)
+    app = part("app", lambda: instantiate(cfg.app), cfg.app) if cfg.get("app") is not None else None
+    if app is not None and app.enabled:
+        part("app", lambda: _alone(generator, reranker))
     job = JobParts(dataset=dataset, chunker=part("chunker", lambda: instantiate(cfg.chunker), cfg.chunker),
                    retriever=part("retriever", lambda: instantiate(cfg.retriever), cfg.retriever),
-                   reranker=part("reranker", lambda: instantiate(cfg.reranker), cfg.reranker),
+                   reranker=reranker,
                    suites=part("metrics", lambda: {name: instantiate(suite) for name, suite in cfg.metrics.items()},
                                cfg.metrics),
                    answering=answering, judging=judging,
-                   router=part("router", lambda: instantiate(cfg.router), cfg.router),
-                   app=part("app", lambda: _app(cfg), cfg.get("app")) if cfg.get("app") is not None else None)
+                   router=part("router", lambda: instantiate(cfg.router), cfg.router), app=app)
     if problems:
         raise JobNotValid("; ".join(reasons)) from problems[0]
     return job
@@ -204,16 +207,13 @@ def _resolved(node) -> str:
     return json.dumps(OmegaConf.to_container(node, resolve=True, enum_to_str=True), sort_keys=True, default=str)
 
 
-def _app(cfg: DictConfig):
-    """The configured app; it answers in place of the harness's reranker and generator, so neither may be set."""
-    app = instantiate(cfg.app)
-    if app.enabled:
-        clashing = [f"{group}={OmegaConf.select(cfg, group + '._target_')}" for group in ("generator", "reranker")
-                    if not str(OmegaConf.select(cfg, group + "._target_")).endswith((".NoGenerator", ".NoReranker"))]
-        if clashing:
-            raise ValueError(f"the app answers the questions itself: {', '.join(clashing)} would not run "
-                             f"(use generator=none reranker=none with an app)")
-    return app
+def _alone(generator, reranker) -> None:
+    """An app answers in place of the harness's reranker and generator, so neither may be configured."""
+    clashing = [name for name, part in (("generator", generator), ("reranker", reranker))
+                if part is not None and part.enabled]
+    if clashing:
+        raise ValueError(f"the app answers the questions itself: {' and '.join(clashing)} would not run "
+                         f"(use generator=none reranker=none with an app)")
 
 
 def _no_questions(dataset: Dataset):

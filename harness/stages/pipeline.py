@@ -51,13 +51,13 @@ def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
     if not chunks:
         raise ValueError(f"chunker produced no chunks from dataset '{dataset.name}'")
     log.info("%d documents -> %d chunks", len(dataset.documents), len(chunks))
-    own = AppStage(app)
-    if not own.enabled:
+    app_stage = AppStage(app)
+    if not app_stage.enabled:
         with _timed(timings, "index"):
             retriever.index(chunks, content_key([(c.id, c.title, c.text) for c in chunks]), cache)
     state = PipelineState(dataset=dataset, chunks=chunks, cache=cache, timings=timings)
     score = Score(suites)
-    answering_stages = (own,) if own.enabled else (Search(retriever, reranker), Rerank(reranker), Answer(answering))
+    answering_stages = (app_stage,) if app_stage.enabled else (Search(retriever, reranker), Rerank(reranker), Answer(answering))
     stages = [stage for stage in (*answering_stages, Route(router), Judge(judging, answering), score) if stage.enabled]
     records = StageRecords(stages=[run_stage(stage, state) for stage in stages])
     records.passages = _passages(records, state.chunks)
@@ -71,7 +71,7 @@ def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
         # what a retrieval-only sweep weighs beside quality (stats.front.retrieval)
         "retrieval_seconds_per_query": (timings.get("search", timings.get("app", 0.0)) + timings.get("rerank", 0.0))
                                        / max(len(dataset.questions), 1),
-        "index_bytes": 0 if own.enabled else retriever.index_bytes(),
+        "index_bytes": 0 if app_stage.enabled else retriever.index_bytes(),
         "cache": dict(cache.stats),
         "failures": {tally.stage: tally.summary() for tally in state.tallies},
         "failed_because": [verdict for verdict in (tally.verdict() for tally in state.tallies) if verdict],

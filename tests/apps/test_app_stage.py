@@ -75,5 +75,20 @@ def test_an_app_with_a_generator_or_reranker_is_refused(compose):
                    "plugins.allowed_targets=[tests.apps.apps_for_tests.]"])
     import pytest
 
-    with pytest.raises(JobNotValid, match="the app answers the questions itself: generator="):
+    with pytest.raises(JobNotValid, match="the app answers the questions itself: generator would not run"):
         build_job(cfg)
+
+
+def test_tokens_and_cost_the_app_reports_are_recorded(compose, tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "france.md").write_text("Paris is the capital of France.")
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"question": "Capital of France?", "answer": "Paris", "gold_doc_ids": ["france"]}\n')
+    cfg = compose(["dataset=questions_jsonl", f"dataset.questions={questions}", f"dataset.documents={tmp_path / 'docs'}",
+                   "app=python", "app.target=tests.apps.apps_for_tests:echo", "app.version=1",
+                   "plugins.allowed_targets=[tests.apps.apps_for_tests.]", f"cache.dir={tmp_path / 'cache'}"])
+    (row,) = run_from_config(cfg).rows
+    assert (row["generation/input_tokens"], row["generation/output_tokens"]) == (12.0, 4.0)
+    assert row["generation/cost_usd"] == 0.001 and row["retrieval/hit_at_1"] == 1.0
+    again = run_from_config(cfg)  # the second run asks nothing: every reply from the cache
+    assert again.metrics["app/cached_replies"] == 1.0 and again.rows[0]["generation/cached"] == 1.0

@@ -63,7 +63,7 @@ def check_sweep(tmp_path, done, name: str) -> list:
 
 
 def test_a_python_app_swept_over_three_values(tmp_path):
-    overrides = with_example_paths(page_command("app=python"))
+    overrides = with_example_paths(page_command("app.target=rag_app:answer"))
     done = run_cli(tmp_path, *overrides, env={"PYTHONPATH": os.pathsep.join([str(EXAMPLE), str(PROJECT_ROOT)])})
     check_sweep(tmp_path, done, "app.params.top_k")
 
