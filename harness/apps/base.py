@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
-from harness.apps.replies import AppReply, MalformedReply, read_reply
+from harness.apps.replies import AppReply, MalformedReply, TracedReply, read_reply
 from harness.cache import DiskCache, content_key, json_codec
 from harness.config.secrets import redact_text
 from harness.data.records import Question
@@ -105,15 +105,19 @@ class App(ABC):
         return [replies[i] for i in range(len(questions))]
 
     def ask(self, question: Question) -> AppReply:
-        """One question: the reply read, or a failed reply with the reason; timed always."""
+        """One question: the reply read, or a failed reply with the reason; timed always (the app's
+        own call, when the reply says how long that took: not the reading of its trace)."""
         start = time.perf_counter()
+        raw = None
         try:
-            reply = read_reply(self.call(question))
+            raw = self.call(question)
+            reply = read_reply(raw)
         except MalformedReply as err:
             reply = AppReply(error=f"malformed reply: {err}")
         except Exception as err:  # noqa: BLE001 - one failed question never stops the others
             reply = AppReply(error=redact_text(f"{type(err).__name__}: {err}"))
-        reply.latency_seconds = round(time.perf_counter() - start, 6)
+        seconds = getattr(raw, "seconds", None) if isinstance(raw, TracedReply) else None
+        reply.latency_seconds = round(seconds if seconds is not None else time.perf_counter() - start, 6)
         return reply
 
 

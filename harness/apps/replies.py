@@ -70,6 +70,7 @@ class TracedReply:
     reply: Any
     documents: list[Any] | None = None
     trace_id: str | None = None
+    seconds: float | None = None  # the app's own call (the trace read afterwards is not its latency)
 
 
 def _get(value: Any, names: tuple[str, ...]) -> Any:

@@ -10,7 +10,9 @@ each tagged with the question's id (``harness.question_id``) and linked from the
 from __future__ import annotations
 
 import logging
+import random
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -40,14 +42,20 @@ class TraceContexts:
         import mlflow
 
         self._setup(mlflow)
+        # MLflow (OpenTelemetry) draws trace ids from Python's global random generator, which each job
+        # seeds with its config's seed: two jobs' app traces would get the same ids and overwrite each
+        # other. The harness's own sampling uses generators of its own, so the global one is reseeded.
+        random.seed()
         before = mlflow.get_last_active_trace_id(thread_local=True)
+        start = time.perf_counter()
         reply = call()
+        seconds = time.perf_counter() - start
         trace_id = mlflow.get_last_active_trace_id(thread_local=True)
         if trace_id is None or trace_id == before:
-            return TracedReply(reply=reply)
+            return TracedReply(reply=reply, seconds=seconds)
         trace = mlflow.get_trace(trace_id, silent=True, flush=True)
         if trace is None:
-            return TracedReply(reply=reply, trace_id=trace_id)
+            return TracedReply(reply=reply, trace_id=trace_id, seconds=seconds)
         documents = [document for span in trace.search_spans(span_type="RETRIEVER")
                      for document in (span.outputs if isinstance(span.outputs, list) else [])]
         try:
@@ -55,7 +63,7 @@ class TraceContexts:
         except Exception as err:  # noqa: BLE001 - the link is a convenience; the contexts were read
             log.warning("the app's trace %s was not tagged with its question: %s", trace_id, one_line(err))
         return TracedReply(reply=reply, documents=documents if trace.search_spans(span_type="RETRIEVER") else None,
-                           trace_id=trace_id)
+                           trace_id=trace_id, seconds=seconds)
 
     def _setup(self, mlflow) -> None:
         """The app's traces go to the job's store and experiment: MLflow's tracing writes where its
