@@ -52,6 +52,7 @@ class JobParts:
     answering: Answering
     judging: Judging
     router: Any
+    app: Any = None
 
 
 class JobNotValid(ValueError):
@@ -111,13 +112,17 @@ def build_job(cfg: DictConfig, built: dict[tuple[str, str], Any] | None = None, 
     judge = part("judge", lambda: instantiate(cfg.judge), cfg.judge)
     rubrics = part("rubric", lambda: {name: instantiate(rubric) for name, rubric in cfg.rubrics.items()}, cfg.rubrics)
     judging = part("judge", lambda: Judging(judge=judge, rubrics=rubrics)) if judge and rubrics is not None else None
+    reranker = part("reranker", lambda: instantiate(cfg.reranker), cfg.reranker)
+    app = part("app", lambda: instantiate(cfg.app), cfg.app) if cfg.get("app") is not None else None
+    if app is not None and app.enabled:
+        part("app", lambda: _alone(generator, reranker))
     job = JobParts(dataset=dataset, chunker=part("chunker", lambda: instantiate(cfg.chunker), cfg.chunker),
                    retriever=part("retriever", lambda: instantiate(cfg.retriever), cfg.retriever),
-                   reranker=part("reranker", lambda: instantiate(cfg.reranker), cfg.reranker),
+                   reranker=reranker,
                    suites=part("metrics", lambda: {name: instantiate(suite) for name, suite in cfg.metrics.items()},
                                cfg.metrics),
                    answering=answering, judging=judging,
-                   router=part("router", lambda: instantiate(cfg.router), cfg.router))
+                   router=part("router", lambda: instantiate(cfg.router), cfg.router), app=app)
     if problems:
         raise JobNotValid("; ".join(reasons)) from problems[0]
     return job
@@ -200,6 +205,15 @@ def _this_sweep(sweep: str) -> None:
 def _resolved(node) -> str:
     """A part's config, resolved, as a key (JSON: a third of the time YAML took)."""
     return json.dumps(OmegaConf.to_container(node, resolve=True, enum_to_str=True), sort_keys=True, default=str)
+
+
+def _alone(generator, reranker) -> None:
+    """An app answers in place of the harness's reranker and generator, so neither may be configured."""
+    clashing = [name for name, part in (("generator", generator), ("reranker", reranker))
+                if part is not None and part.enabled]
+    if clashing:
+        raise ValueError(f"the app answers the questions itself: {' and '.join(clashing)} would not run "
+                         f"(use generator=none reranker=none with an app)")
 
 
 def _no_questions(dataset: Dataset):

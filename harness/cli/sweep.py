@@ -52,7 +52,7 @@ def run_from_config(cfg: DictConfig, sweep: str | None = None, checked: bool = F
     job = build_job(cfg, parts_of_this_process(sweep) if sweep is not None else None, checked)
     cache = DiskCache(cfg.cache.dir, enabled=cfg.cache.enabled)
     return run_pipeline(job.dataset, job.chunker, job.retriever, job.suites, cache, job.answering, job.judging,
-                        router=job.router, reranker=job.reranker)
+                        router=job.router, reranker=job.reranker, app=job.app)
 
 
 def task(cfg: DictConfig) -> JobOutcome:

@@ -1,19 +1,42 @@
-"""questions.jsonl (seed 004's schema plus key facts, needle document, route) + a document folder."""
+"""A question file of your own (JSONL, a JSON list, CSV or parquet) + a document folder.
+
+Only the question is needed; the rest is used when present (:mod:`harness.data.question_fields`
+lists the names read for each part, so RAGAS, DeepEval, MLflow and FlashRAG exports load as they
+are):
+
+* the answer under any common name (``answer``, ``ground_truth``, ``reference``...; one string or
+  a list, every one accepted), which answer metrics need;
+* ``id`` (else ``q-`` and a stable hash of the question);
+* gold sources, as document ids (``needle_doc_id``, ``gold_doc_ids``...) or as passages of text
+  (``reference_contexts``...) matched to the documents that hold them
+  (:mod:`harness.data.gold_passages`), which retrieval metrics need;
+* seed 004's ``domain``, ``difficulty``, ``source``, and this harness's ``key_facts``, ``route``,
+  ``expected_answer`` and seed 001's ``answer_criteria``.
+
+``required`` names the fields every record must have (the demo keeps seed 004's full schema).
+Every malformed record is reported with its file and line.
+"""
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
+from harness.data.gold_passages import PassageMatcher
+from harness.data.question_fields import ALIASES, NESTED, find, find_all, flatten, used_names
+from harness.data.question_files import read_records
 from harness.data.records import AnswerCriteria, Dataset, DatasetError, Document, Question
-from harness.data.validation import ProblemList, field_value, parse_jsonl, require_file, sha256_of_files
+from harness.data.validation import ProblemList, field_value, require_file, sha256_of_files
 
 DIFFICULTIES = ("easy", "medium", "hard")
-# Seed 004's required fields, then the optional ones this harness adds.
-REQUIRED_STR_FIELDS = ("id", "domain", "difficulty", "question", "ground_truth", "source")
-OPTIONAL_STR_FIELDS = ("expected_answer", "needle_doc_id", "route")
+# Seed 004's fields and this harness's, read under their own names only.
+OPTIONAL_STR_FIELDS = ("domain", "difficulty", "source", "expected_answer", "route")
 # Seed 001's answer_criteria object: field -> accepted type.
 CRITERIA_FIELDS = {"clarification_expected": bool, "out_of_scope": bool, "forbidden_keywords": list,
                    "min_semantic_similarity": (int, float)}
+DEFAULT_EXTENSIONS = [".md", ".markdown", ".txt"]
 
 
 def load_documents(folder: Path, extensions: list[str]) -> tuple[list[Document], list[Path]]:
@@ -46,75 +69,197 @@ def _markdown_title(text: str) -> str:
 def load_document_folder(name: str, documents: str, extensions: list[str] | None = None) -> Dataset:
     """A folder of documents and no questions: the corpus ``harness synth`` writes a question set from."""
     folder = Path(documents)
-    docs, files = load_documents(folder, list(extensions or [".md", ".markdown", ".txt"]))
+    docs, files = load_documents(folder, list(extensions or DEFAULT_EXTENSIONS))
     return Dataset(name=name, documents=tuple(docs), questions=(), sha256=sha256_of_files(folder, files),
                    source=str(folder.resolve()))
 
 
-def load_questions_jsonl(name: str, questions: str, documents: str,
-                         extensions: list[str] | None = None) -> Dataset:
-    """Loads and validates the dataset; every malformed record is reported with file and line."""
+def load_questions_jsonl(name: str, questions: str, documents: str, extensions: list[str] | None = None,
+                         fields: dict[str, str | None] | None = None, required: list[str] | None = None,
+                         passage_overlap: float = 0.8) -> Dataset:
+    """Loads and validates the dataset; every malformed record is reported with file and line.
+
+    Args:
+        fields: part (``question``, ``answers``, ``id``, ``relevant``, ``contexts``, ``key_facts``)
+            -> the column holding it (null: looked up under the usual names).
+        required: fields every record must have (default: the question alone).
+        passage_overlap: the share of a gold passage's words one document must hold for the
+            passage to match it when no document contains it verbatim.
+    """
     questions_path = require_file(Path(questions), "questions file")
     docs_folder = Path(documents)
-    docs, doc_files = load_documents(docs_folder, list(extensions or [".md", ".markdown", ".txt"]))
-    parsed = read_questions(questions_path, {doc.id for doc in docs}, name)
+    docs, doc_files = load_documents(docs_folder, list(extensions or DEFAULT_EXTENSIONS))
+    parsed = read_questions(questions_path, {doc.id for doc in docs}, name, fields=fields, required=required,
+                            matcher=PassageMatcher(docs, passage_overlap))
     digest = sha256_of_files(docs_folder, doc_files, extra=[questions_path])
     return Dataset(name=name, documents=tuple(docs), questions=tuple(parsed), sha256=digest,
                    source=str(questions_path.resolve()))
 
 
-def read_questions(path: Path, doc_ids: set[str], name: str) -> list[Question]:
-    """The questions of a questions.jsonl file whose gold documents are among ``doc_ids``.
+def read_questions(path: Path, doc_ids: set[str], name: str, fields: dict[str, str | None] | None = None,
+                   required: list[str] | None = None, matcher: PassageMatcher | None = None) -> list[Question]:
+    """The questions of a question file whose gold documents are among ``doc_ids``.
 
     Raises:
         DatasetError: naming every malformed record's file, line and field.
     """
-    problems = ProblemList()
-    parsed = parse_jsonl(path, problems, lambda record, line: _parse_question(record, path, line, problems, doc_ids),
-                         "questions")
-    problems.raise_if_any(f"dataset '{name}'")
+    return parse_questions(lambda problems: read_records(path, problems), path, doc_ids, name, fields, required,
+                           matcher)
+
+
+def parse_questions(records_of: Callable[[ProblemList], Iterable[tuple[int, dict]]], source: Path,
+                    doc_ids: set[str], name: str, fields: dict[str, str | None] | None = None,
+                    required: list[str] | None = None, matcher: PassageMatcher | None = None) -> list[Question]:
+    """The questions of the records ``records_of(problems)`` yields with their line numbers (a
+    file's, or an MLflow evaluation dataset's), problems named ``source:line: field ...``."""
+    unknown = sorted(set(fields or {}) - set(ALIASES))
+    if unknown:
+        raise DatasetError(f"dataset '{name}': fields {unknown} are unknown; expected some of {sorted(ALIASES)}")
+    reader = _Reader(source, doc_ids, dict(fields or {}), list(required or ["question"]), matcher)
+    parsed: list[Question] = []
+    seen: dict[str, int] = {}
+    for line, record in records_of(reader.problems):
+        question = reader.question(record, line)
+        if question is None:
+            continue
+        if question.id in seen:
+            reader.problems.add(source, line, f"field 'id': duplicate id '{question.id}' (first on line {seen[question.id]})")
+            continue
+        seen[question.id] = line
+        parsed.append(question)
+    if not parsed and not reader.problems.problems:
+        reader.problems.add(source, None, "no questions")
+    reader.problems.raise_if_any(f"dataset '{name}'")
     return parsed
 
 
-def _parse_question(record: dict, path: Path, line: int, problems: ProblemList,
-                    doc_ids: set[str]) -> Question | None:
-    before = len(problems.problems)
-    values = {key: field_value(record, key, str, path, line, problems) for key in REQUIRED_STR_FIELDS}
-    values.update({key: field_value(record, key, str, path, line, problems, required=False)
-                   for key in OPTIONAL_STR_FIELDS})
-    if values["difficulty"] is not None and values["difficulty"] not in DIFFICULTIES:
-        problems.add(path, line, f"field 'difficulty' must be one of {list(DIFFICULTIES)}, "
-                                 f"got '{values['difficulty']}'")
-    facts = field_value(record, "key_facts", list, path, line, problems, required=False) or []
-    for index, fact in enumerate(facts):
-        if not isinstance(fact, str) or not fact.strip():
-            problems.add(path, line, f"field 'key_facts[{index}]' must be a non-empty string")
-    needle = values["needle_doc_id"]
-    if needle is not None and needle not in doc_ids:
-        problems.add(path, line, f"field 'needle_doc_id': no document '{needle}' in the documents folder")
-    # More gold documents than the needle (a question that needs two passages, e.g. from harness synth).
-    needles = field_value(record, "needle_doc_ids", list, path, line, problems, required=False) or []
-    for index, doc_id in enumerate(needles):
-        if not isinstance(doc_id, str) or doc_id not in doc_ids:
-            problems.add(path, line, f"field 'needle_doc_ids[{index}]': no document {doc_id!r} in the documents folder")
-    criteria = _parse_criteria(record, path, line, problems)
-    if len(problems.problems) > before:
-        return None
-    known = set(REQUIRED_STR_FIELDS) | set(OPTIONAL_STR_FIELDS) | {"key_facts", "answer_criteria", "needle_doc_ids"}
-    return Question(
-        id=values["id"],
-        text=values["question"],
-        relevant={doc_id: 1 for doc_id in [*([needle] if needle else []), *needles]},
-        key_facts=tuple(facts),
-        ground_truth=values["ground_truth"],
-        answers=(values["ground_truth"],),
-        expected_answer=values["expected_answer"] or values["ground_truth"],
-        difficulty=values["difficulty"],
-        route=values["route"],
-        answer_criteria=criteria,
-        metadata={"domain": values["domain"], "source": values["source"],
-                  **{k: v for k, v in record.items() if k not in known}},
-    )
+def question_id(text: str) -> str:
+    """The id of a question given without one: stable across runs, files and machines.
+
+    >>> question_id("What is the capital of France?")
+    'q-115049a29853'
+    """
+    return "q-" + hashlib.sha256(" ".join(text.split()).encode()).hexdigest()[:12]
+
+
+class _Reader:
+    """Parses one file's records, collecting every problem as ``file:line: field ...``."""
+
+    def __init__(self, path: Path, doc_ids: set[str], fields: dict[str, str | None], required: list[str],
+                 matcher: PassageMatcher | None) -> None:
+        self.path, self.doc_ids, self.fields, self.required, self.matcher = path, doc_ids, fields, required, matcher
+        self.problems = ProblemList()
+
+    def add(self, line: int, message: str) -> None:
+        self.problems.add(self.path, line, message)
+
+    def question(self, raw: dict, line: int) -> Question | None:
+        before = len(self.problems.problems)
+        record = flatten(raw)
+        for key in self.required:
+            found = find(record, key, self.fields)[0] if key in ALIASES else (key if record.get(key) is not None else None)
+            if found is None and key != "question":  # a missing question is reported below
+                self.add(line, f"field '{key}' is missing")
+        text = self._text(record, line, "question", required=True)
+        qid = self._text(record, line, "id")
+        answers = self._answers(record, line)
+        values = {key: field_value(record, key, str, self.path, line, self.problems, required=False)
+                  for key in OPTIONAL_STR_FIELDS}
+        if values["difficulty"] is not None and values["difficulty"] not in DIFFICULTIES:
+            self.add(line, f"field 'difficulty' must be one of {list(DIFFICULTIES)}, got '{values['difficulty']}'")
+        facts = self._strings(record, line, "key_facts")
+        relevant = self._relevant(record, line)
+        criteria = _parse_criteria(record, self.path, line, self.problems)
+        if len(self.problems.problems) > before:
+            return None
+        known = used_names(record, self.fields) | set(OPTIONAL_STR_FIELDS) | {"answer_criteria", *NESTED}
+        metadata = {key: values[key] for key in ("domain", "source") if values[key] is not None}
+        return Question(
+            id=qid or question_id(text), text=text, relevant=relevant, key_facts=facts,
+            ground_truth=answers[0] if answers else None, answers=answers,
+            expected_answer=values["expected_answer"] or (answers[0] if answers else None),
+            difficulty=values["difficulty"], route=values["route"], answer_criteria=criteria,
+            metadata={**metadata, **{k: v for k, v in record.items() if k not in known}})
+
+    def _text(self, record: dict, line: int, part: str, required: bool = False) -> str | None:
+        name, value = find(record, part, self.fields)
+        if name is None:
+            if required and self.fields.get(part):
+                self.add(line, f"field '{part}' (column '{self.fields[part]}') is missing")
+            elif required:
+                others = [n for n in ALIASES[part] if n != part]
+                self.add(line, f"field '{part}' is missing" + (f" (nor {', '.join(others)})" if others else ""))
+            return None
+        if not isinstance(value, str) or isinstance(value, bool):
+            self.add(line, f"field '{name}' must be str, got {type(value).__name__}")
+            return None
+        if not value.strip():
+            self.add(line, f"field '{name}' is empty")
+            return None
+        return value.strip() if part == "question" else value
+
+    def _strings(self, record: dict, line: int, part: str) -> tuple[str, ...]:
+        """A list of non-empty strings (``key_facts``)."""
+        name, value = find(record, part, self.fields)
+        if name is None:
+            return ()
+        if not isinstance(value, list):
+            self.add(line, f"field '{name}' must be list, got {type(value).__name__}")
+            return ()
+        for index, item in enumerate(value):
+            if not isinstance(item, str) or not item.strip():
+                self.add(line, f"field '{name}[{index}]' must be a non-empty string")
+        return tuple(item for item in value if isinstance(item, str))
+
+    def _answers(self, record: dict, line: int) -> tuple[str, ...]:
+        """Every accepted answer: one string or a list of strings, deduplicated in order."""
+        name, value = find(record, "answers", self.fields)
+        if name is None:
+            return ()
+        if isinstance(value, str):
+            if not value.strip():
+                self.add(line, f"field '{name}' is empty")
+            return (value,) if value.strip() else ()
+        if not isinstance(value, list):
+            self.add(line, f"field '{name}' must be str or list, got {type(value).__name__}")
+            return ()
+        for index, item in enumerate(value):
+            if not isinstance(item, str) or not item.strip():
+                self.add(line, f"field '{name}[{index}]' must be a non-empty string, got {item!r}")
+        return tuple(dict.fromkeys(item for item in value if isinstance(item, str) and item.strip()))
+
+    def _relevant(self, record: dict, line: int) -> dict[str, int]:
+        """Gold documents: ids under any of their names, and the documents holding gold passages."""
+        relevant: dict[str, int] = {}
+        for name, value in find_all(record, "relevant", self.fields):
+            items = value if isinstance(value, list) else [value]
+            for index, doc_id in enumerate(items):
+                where = f"field '{name}'" if not isinstance(value, list) else f"field '{name}[{index}]'"
+                if not isinstance(doc_id, (str, int)) or isinstance(doc_id, bool) or str(doc_id) not in self.doc_ids:
+                    self.add(line, f"{where}: no document {doc_id!r} in the documents folder")
+                else:
+                    relevant[str(doc_id)] = 1
+        for name, value in find_all(record, "contexts", self.fields):
+            items = value if isinstance(value, list) else [value]
+            for index, passage in enumerate(items):
+                relevant.update(dict.fromkeys(self._passage_documents(name, index, passage, line), 1))
+        return relevant
+
+    def _passage_documents(self, name: str, index: int, passage: Any, line: int) -> list[str]:
+        where = f"field '{name}[{index}]'"
+        if isinstance(passage, dict):  # MLflow's {doc_uri, content}
+            doc_id = next((passage[k] for k in ("doc_id", "doc_uri", "id") if passage.get(k) is not None), None)
+            if doc_id is not None and str(doc_id) in self.doc_ids:
+                return [str(doc_id)]
+            passage = next((passage[k] for k in ("content", "text") if isinstance(passage.get(k), str)), None)
+        if not isinstance(passage, str) or not passage.strip():
+            self.add(line, f"{where} must be a passage of text (or an object with content), got {passage!r}")
+            return []
+        found = self.matcher.documents_of(passage) if self.matcher is not None else []
+        if not found:
+            shown = passage if len(passage) <= 60 else passage[:57] + "..."
+            self.add(line, f"{where}: no document holds the passage {shown!r}")
+        return found
 
 
 def _parse_criteria(record: dict, path: Path, line: int, problems: ProblemList) -> AnswerCriteria:

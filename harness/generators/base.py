@@ -19,6 +19,11 @@ class GenerationRequest:
 # ``Generation.extra`` flag: the answer came from a system with its own retrieval that did not
 # report its contexts, so nothing can be checked against them.
 CONTEXTS_UNKNOWN = "contexts_unknown"
+# ``Generation.extra`` flag: the answer came from an app (harness.apps) that failed or gave no contexts,
+# so there is no ranking of its own to score (retrieval and key-fact metrics are left out).
+NO_RANKING = "no_ranking"
+# ``Generation.extra`` key: the dollar cost the system reported for the answer itself.
+REPORTED_COST = "cost_usd"
 # Generation.extra flag: no prediction for the question (predictions on_missing=zero); EM = F1 = 0.
 MISSING_PREDICTION = "missing_prediction"
 # ``Generation.extra`` keys of a locally batched answer: the wall time of the batch it was decoded

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.generators.base import BATCH_SECONDS, BATCH_SIZE
+from harness.generators.base import BATCH_SECONDS, BATCH_SIZE, REPORTED_COST
 from harness.generators.pricing import PriceTable
 from harness.metrics.suites import MetricSuite, Scores, mean_by_key
 from harness.results.records import QuestionRecord
@@ -57,8 +57,10 @@ class GenerationSuite(MetricSuite):
                 scores[key] = float(value)
         if generation.extra.get(BATCH_SECONDS) is not None:
             scores["seconds_per_answer_batched"] = generation.extra[BATCH_SECONDS] / generation.extra[BATCH_SIZE]
+        if generation.extra.get(REPORTED_COST) is not None:  # what the system itself says the answer cost
+            scores["cost_usd"] = float(generation.extra[REPORTED_COST])
         if generation.input_tokens is not None and generation.output_tokens is not None:
-            if self.price_as is not None:
+            if self.price_as is not None and "cost_usd" not in scores:
                 scores["cost_usd"] = self.prices.cost(self.price_as, generation.input_tokens, generation.output_tokens)
             projected = self.prices.projected(generation.input_tokens, generation.output_tokens)
             scores.update({f"projected_cost_usd/{model}": cost for model, cost in projected.items()})

@@ -87,7 +87,7 @@ class RetrievalSuite(MetricSuite):
 
     def score(self, record: QuestionRecord) -> Scores:
         relevant = record.question.relevant
-        if not any(grade > 0 for grade in relevant.values()):
+        if not any(grade > 0 for grade in relevant.values()) or not record.has_ranking:
             return {}
         chunk_grades = [relevant.get(chunk.doc_id, 0) for chunk in record.chunks]
         doc_grades = [relevant.get(doc_id, 0) for doc_id in record.ranked_doc_ids()]
@@ -129,7 +129,7 @@ class KeyFactSuite(MetricSuite):
 
     def score(self, record: QuestionRecord) -> Scores:
         facts = list(record.question.key_facts)
-        if not facts:
+        if not facts or not record.has_ranking:
             return {}
         texts = [chunk.text for chunk in record.chunks]
         scores: Scores = {"facts": float(len(facts))}

@@ -10,7 +10,7 @@ from typing import Any
 from harness.chunkers.base import Chunk
 from harness.config.secrets import redact_text
 from harness.data.records import Question
-from harness.generators.base import Generation
+from harness.generators.base import NO_RANKING, Generation
 from harness.results.stage_records import StageRecords
 from harness.results.table import read_table, write_table
 
@@ -55,6 +55,12 @@ class QuestionRecord:
         if self.generation is not None and self.generation.contexts_unknown:
             return None
         return [chunk.text for chunk in self.prompt_chunks]
+
+    @property
+    def has_ranking(self) -> bool:
+        """False when an app (harness.apps) failed or answered without saying which contexts it used:
+        there is no ranking to score, which is not a ranking that missed."""
+        return self.generation is None or not self.generation.extra.get(NO_RANKING)
 
     def ranked_doc_ids(self) -> list[str]:
         """Documents in order of their best chunk."""

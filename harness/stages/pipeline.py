@@ -12,6 +12,7 @@ import logging
 import time
 from contextlib import contextmanager
 
+from harness.apps.base import App
 from harness.cache import DiskCache, content_key
 from harness.chunkers.base import CHUNKS_CODEC, Chunk, Chunker
 from harness.data.records import Dataset
@@ -22,6 +23,7 @@ from harness.results.stage_records import StageRecords
 from harness.retrievers.base import Retriever
 from harness.routers.base import Router
 from harness.stages.answer import Answer
+from harness.stages.app import AppStage
 from harness.stages.answering import Answering
 from harness.stages.judge import Judge
 from harness.stages.judging import Judging
@@ -36,8 +38,11 @@ log = logging.getLogger(__name__)
 def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
                  suites: dict[str, MetricSuite], cache: DiskCache, answering: Answering | None = None,
                  judging: Judging | None = None, router: Router | None = None,
-                 reranker: Reranker | None = None) -> RunResult:
-    """Runs every question through the pipeline and scores it with every suite."""
+                 reranker: Reranker | None = None, app: App | None = None) -> RunResult:
+    """Runs every question through the pipeline and scores it with every suite.
+
+    With an ``app`` (:mod:`harness.apps`), the app answers in place of search, rerank and generate;
+    the documents are still chunked, so that its contexts are placed among the chunks."""
     timings: dict[str, float] = {}
     with _timed(timings, "chunk"):
         documents_key = content_key([(d.id, d.title, d.text) for d in dataset.documents])
@@ -46,14 +51,16 @@ def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
     if not chunks:
         raise ValueError(f"chunker produced no chunks from dataset '{dataset.name}'")
     log.info("%d documents -> %d chunks", len(dataset.documents), len(chunks))
-    with _timed(timings, "index"):
-        retriever.index(chunks, content_key([(c.id, c.title, c.text) for c in chunks]), cache)
+    app_stage = AppStage(app)
+    if not app_stage.enabled:
+        with _timed(timings, "index"):
+            retriever.index(chunks, content_key([(c.id, c.title, c.text) for c in chunks]), cache)
     state = PipelineState(dataset=dataset, chunks=chunks, cache=cache, timings=timings)
     score = Score(suites)
-    stages = [stage for stage in (Search(retriever, reranker), Rerank(reranker), Answer(answering), Route(router),
-                                  Judge(judging, answering), score) if stage.enabled]
+    answering_stages = (app_stage,) if app_stage.enabled else (Search(retriever, reranker), Rerank(reranker), Answer(answering))
+    stages = [stage for stage in (*answering_stages, Route(router), Judge(judging, answering), score) if stage.enabled]
     records = StageRecords(stages=[run_stage(stage, state) for stage in stages])
-    records.passages = _passages(records, chunks)
+    records.passages = _passages(records, state.chunks)
     records.expected = {q.id: _expected(q) for q in dataset.questions}
     aggregates = {**score.aggregates, **state.figures}  # figures: judge/cache_hits, rerank/pairs_scored...
     info = {
@@ -62,8 +69,9 @@ def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
         "chunks": len(chunks),
         "seconds": timings,
         # what a retrieval-only sweep weighs beside quality (stats.front.retrieval)
-        "retrieval_seconds_per_query": (timings["search"] + timings.get("rerank", 0.0)) / max(len(dataset.questions), 1),
-        "index_bytes": retriever.index_bytes(),
+        "retrieval_seconds_per_query": (timings.get("search", timings.get("app", 0.0)) + timings.get("rerank", 0.0))
+                                       / max(len(dataset.questions), 1),
+        "index_bytes": 0 if app_stage.enabled else retriever.index_bytes(),
         "cache": dict(cache.stats),
         "failures": {tally.stage: tally.summary() for tally in state.tallies},
         "failed_because": [verdict for verdict in (tally.verdict() for tally in state.tallies) if verdict],

@@ -15,8 +15,9 @@ from tests.conftest import PROJECT_ROOT
 
 CONF = PROJECT_ROOT / "conf"
 # Values the user gives on the command line (``???`` in the YAML).
-USER_GIVEN = {"dataset.path", "dataset.questions", "dataset.documents", "dataset.corpus", "generator.path"}
-GROUPS = ("dataset", "chunker", "retriever", "reranker", "generator", "prompt", "judge", "tracking", "stats", "human",
+USER_GIVEN = {"dataset.path", "dataset.questions", "dataset.documents", "dataset.corpus", "generator.path",
+              "dataset.evaluation_dataset", "app.target", "app.url"}
+GROUPS = ("app", "dataset", "chunker", "retriever", "reranker", "generator", "prompt", "judge", "tracking", "stats", "human",
           "meta_eval", "routes", "router", "gates")
 
 

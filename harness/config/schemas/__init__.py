@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from hydra.core.config_store import ConfigStore
 
-from harness.config.schemas import (chunker, dataset, gates, generator, human, judge, meta_eval, metrics,
+from harness.config.schemas import (app, chunker, dataset, gates, generator, human, judge, meta_eval, metrics,
                                     reranker, retriever, router, routes, rubric, stats, synth, tracking)
 from harness.config.schemas.root import HarnessSchema
 
@@ -33,6 +33,7 @@ GROUP_SCHEMAS = {
     "router": router.OPTIONS,
     "gates": gates.OPTIONS,
     "synth": synth.OPTIONS,
+    "app": app.OPTIONS,
 }
 
 

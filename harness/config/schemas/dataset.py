@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
 from omegaconf import MISSING
@@ -11,11 +11,40 @@ from harness.config.schemas.base import TargetSchema
 
 
 @dataclass
+class QuestionFieldsSchema:
+    """The column of each part of a question (null: the usual names, harness/data/question_fields.py)."""
+
+    question: Optional[str] = None
+    answers: Optional[str] = None
+    id: Optional[str] = None
+    relevant: Optional[str] = None
+    contexts: Optional[str] = None
+    key_facts: Optional[str] = None
+
+
+@dataclass
 class QuestionsJsonlDatasetSchema(TargetSchema):
     name: str = MISSING
     questions: str = MISSING
     documents: str = MISSING
     extensions: List[str] = MISSING
+    fields: QuestionFieldsSchema = field(default_factory=QuestionFieldsSchema)
+    required: List[str] = MISSING
+    passage_overlap: float = MISSING
+
+
+@dataclass
+class MlflowEvalDatasetSchema(TargetSchema):
+    """An MLflow evaluation dataset by name, from the tracking store, over a folder of documents."""
+
+    name: str = MISSING
+    evaluation_dataset: str = MISSING
+    documents: str = MISSING
+    tracking_uri: str = MISSING
+    extensions: List[str] = MISSING
+    fields: QuestionFieldsSchema = field(default_factory=QuestionFieldsSchema)
+    required: List[str] = MISSING
+    passage_overlap: float = MISSING
 
 
 @dataclass
@@ -105,4 +134,4 @@ class HfDatasetSchema(SubsetSchema):
 
 OPTIONS = {"questions_jsonl": QuestionsJsonlDatasetSchema, "beir": BeirDatasetSchema, "squad": SquadDatasetSchema,
            "flashrag": FlashragDatasetSchema, "hf": HfDatasetSchema, "documents": DocumentsDatasetSchema,
-           "synthetic": SyntheticDatasetSchema}
+           "synthetic": SyntheticDatasetSchema, "mlflow_eval": MlflowEvalDatasetSchema}

@@ -66,6 +66,7 @@ class HarnessSchema:
     synth: Any = None  # `harness synth` adds the group (+synth=cloze|llm); runs have none
     routes: Any = MISSING
     router: Any = MISSING
+    app: Any = None  # your own application in place of the pipeline's parts (conf/app/); none: the harness's
     plugins: PluginsSchema = field(default_factory=PluginsSchema)
     race: RaceSchema = field(default_factory=RaceSchema)
     objectives: List[str] = MISSING

@@ -363,6 +363,9 @@ def _job_info(config: DictConfig, hydra_cfg, naming: dict[str, Any] | None) -> J
     params: dict[str, Any] = {}
     for group in PARAM_GROUPS:
         params.update(flatten(task.get(group, {}), group))
+    app = task.get("app") or {}
+    if not str(app.get("_target_", "")).endswith(".NoApp"):  # your own app: its params, target, version...
+        params.update(flatten(app, "app"))
     params.update({"seed": task.get("seed"), "cache.enabled": task.get("cache", {}).get("enabled")})
     choices = {g: str(o) for g, o in hydra_cfg.runtime.choices.items()
                if o is not None and not g.startswith(("hydra/", "schema/")) and "@" not in g}

@@ -1,0 +1,29 @@
+"""Small apps the tests call through app=python (declared as plugins there)."""
+
+from __future__ import annotations
+
+import time
+
+CALLS: list[tuple[str, dict]] = []
+
+
+def echo(question: str, **params) -> dict:
+    CALLS.append((question, params))
+    return {"answer": f"you asked: {question}", "contexts": [{"text": "Paris is the capital of France.",
+                                                              "doc_id": "france", "score": 2.0}],
+            "input_tokens": 12, "output_tokens": 4, "cost_usd": 0.001}
+
+
+def answer_only(question: str) -> str:
+    return "Paris"
+
+
+def broken(question: str) -> dict:
+    if "France" in question:
+        raise KeyError("no index loaded")
+    return {"answer": 42}
+
+
+def slow(question: str, seconds: float = 5.0) -> str:
+    time.sleep(seconds)
+    return "late"
