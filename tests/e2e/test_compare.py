@@ -41,7 +41,8 @@ def test_compare_two_runs_by_name_prints_and_logs_the_report(store, capsys):
     challenger = add_run("chunker=b,retriever=x", 0.0, IDS)
     assert compare(["chunker=a,retriever=x", challenger[:7], "--experiment", "cmp", "--tracking-uri", uri]) == 0
     out = capsys.readouterr().out
-    assert "champion: chunker=a,retriever=x" in out and "winner champion" in out
+    read = " ".join(out.split())  # as read, whatever the console's width wraps
+    assert "champion: chunker=a,retriever=x" in read and "winner champion" in read and "worse: the interval" in read
     assert f"  {challenger}  chunker=b,retriever=x" in out  # the chosen run ids are printed
     logged = [r for r in client.search_runs([client.get_experiment_by_name("cmp").experiment_id])
               if r.data.tags.get("harness.role") == "comparison"]

@@ -27,8 +27,9 @@ def test_every_run_gets_a_description_with_its_verdict_and_units(tmp_path):
     assert "**Verdict:** **champion** of the sweep (best on retrieval/mrr)" in notes["retriever=dense"]
     challenger = notes["retriever=bm25"]
     assert "**Varied:** retriever=bm25" in challenger
-    assert "winner **champion** against the champion retriever=dense: retrieval/mrr -" in challenger
-    assert "95% CI [" in challenger and "p (holm)" in challenger
+    assert "**worse** at margin 0.01 against the champion retriever=dense: retrieval/mrr -" in challenger
+    assert "Winner **champion**: " in challenger
+    assert "95% CI (holm) [" in challenger and "p (holm)" in challenger and "at margin 0.01" in challenger
     assert "likelihood_correctness passed (AUC 0.900 over 20 pairs)" in challenger
     assert "- retrieval/mrr: 0.5 (mean reciprocal rank, 0-1)" in challenger
     assert "answer/f1" not in challenger  # a headline metric the run lacks is left out

@@ -42,8 +42,10 @@ def _verdict(name: str, report: StatsReport | None) -> str:
     ci = "" if primary.ci_low is None else f", {report.ci_label} [{primary.ci_low:+.4f}, {primary.ci_high:+.4f}]"
     p = "" if primary.p_corrected is None else f", p ({report.result.correction}) {primary.p_corrected:.3g}"
     difference = "n/a" if primary.mean_difference is None else f"{primary.mean_difference:+.4f}"
-    return (f"winner **{challenger.verdict.winner}** against the champion {report.champion}: {primary.spec.name} "
-            f"{difference}{ci}{p}, n={primary.n}. {challenger.verdict.reason}")
+    verdict = (primary.verdict or "undecided").replace("_", "-")
+    return (f"**{verdict}** at margin {primary.spec.margin:g} against the champion {report.champion}: "
+            f"{primary.spec.name} {difference}{ci}{p}, n={primary.n}. {primary.decision.reason if primary.decision else ''}"
+            f" Winner **{challenger.verdict.winner}**: {challenger.verdict.reason}")
 
 
 def _selfchecks(metrics: dict[str, Any]) -> str:
