@@ -42,6 +42,9 @@ class Written:
     def __add__(self, other: "Written") -> "Written":
         return Written(self.metrics + other.metrics, self.tables + other.tables, self.traces + other.traces)
 
+    def __sub__(self, other: "Written") -> "Written":
+        return Written(self.metrics - other.metrics, self.tables - other.tables, self.traces - other.traces)
+
     def __str__(self) -> str:
         def count(n: int, what: str) -> str:
             return f"{n} {what}" if n == 1 else f"{n} {what}s"

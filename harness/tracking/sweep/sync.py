@@ -116,6 +116,7 @@ def sync_sweep(sweep_dir: Path, tracker: Tracker, headline: list[str]) -> SyncRe
     running = {} if report.parent_created else _running_by_folder(tracker, state["sweep_id"], report.parent_id)
     for summary in summaries:
         folder = Path(summary["output_dir"])
+        earlier = tracker.written(summary.get("run_id") or "")  # this tracker's, a sync before this one
         if summary.get("run_id"):  # its traces may be what the store missed: the ones its run lacks
             run = SyncedRun(summary["name"], summary["run_id"], LOGGED_BEFORE, tracker.run_status(summary["run_id"]) or "")
             result = _result(folder)
@@ -124,6 +125,7 @@ def sync_sweep(sweep_dir: Path, tracker: Tracker, headline: list[str]) -> SyncRe
         else:
             opened = None if report.parent_created else _opened_run(tracker, folder, state["sweep_id"], running)
             before = tracker.run_status(opened) if opened else None
+            earlier = tracker.written(opened or "")
             keep = None if report.parent_created else (
                 lambda run_id: sweep.keep_job_run(folder, state["sweep_id"], run_id))  # a second sync finds it
             summary["run_id"] = tracker.log_job(job_outcome(summary), JobInfo(**summary["job_info"]), report.parent_id,
@@ -134,7 +136,7 @@ def sync_sweep(sweep_dir: Path, tracker: Tracker, headline: list[str]) -> SyncRe
         failures = tracker.flush()
         if failures:
             raise RuntimeError(failures[-1])
-        run.written = tracker.written(run.run_id)
+        run.written = tracker.written(run.run_id) - earlier
         report.runs.append(run)
         report.closed.extend(_close_second_runs(tracker, summary, running.get(_key(folder), {})))
         if summary.pop("traces_error", None) is not None or run.action != LOGGED_BEFORE:
