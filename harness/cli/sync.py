@@ -12,7 +12,8 @@ tables and traces it wrote, then a total line::
     created bm25-recursive: run 5f0c... FINISHED; 14 metrics, 1 table, 86 traces
     completed bm25-none: run 9a1e... FINISHED, was RUNNING; 14 metrics, 1 table, 86 traces
     logged before dense-none: run 77b2... FINISHED; 0 metrics, 0 tables, 0 traces
-    Total: 3 run(s) under parent 0d4e... (1 created, 1 completed, 1 logged before); 28 metrics, 2 tables, 172 traces written
+    Total: 3 run(s) under parent 0d4e... (1 created, 1 completed, 1 logged before); 28 metrics, 2 tables,
+    172 traces written  (one line)
 """
 
 from __future__ import annotations

@@ -78,8 +78,9 @@ def test_the_jobs_of_a_sweep_share_one_wait_per_outage(tmp_path):
     from harness.tracking.sweep.outage import OUTAGE_FILE, SweepOutageRecord
 
     server = Server(down=1000)
-    first, second = (Outage(20, 1, reachable=lambda: server.now > server.down, name="http://x", clock=lambda: server.now,
-                            sleep=server.sleep, record=SweepOutageRecord(tmp_path)) for _ in range(2))
+    first, second = (Outage(20, 1, reachable=lambda: server.now > server.down, name="http://x",
+                            clock=lambda: server.now, sleep=server.sleep, record=SweepOutageRecord(tmp_path))
+                     for _ in range(2))
     with pytest.raises(ConnectionError, match=r"unreachable for 20 s"):
         first.run(server.call, "logging job 1")
     assert json.loads((tmp_path / OUTAGE_FILE).read_text()) == {"http://x": 1.0}  # first seen at t=1

@@ -142,15 +142,16 @@ def test_sync_completes_the_run_a_job_opened_whatever_its_status_and_says_what_i
         assert run.info.status == "FINISHED"
     lines = report.lines()
     metrics = len(client.get_run(opened["retriever=r0"]).data.metrics)  # the job's metrics and run facts
-    assert lines[:2] == [
-        f"completed retriever=r0: run {opened['retriever=r0']} FINISHED, was RUNNING; {metrics} metrics, 1 table, 1 trace",
-        f"completed retriever=r1: run {opened['retriever=r1']} FINISHED, was KILLED; {metrics} metrics, 1 table, 1 trace"]
+    wrote = f"{metrics} metrics, 1 table, 1 trace"
+    assert lines[:2] == [f"completed retriever=r0: run {opened['retriever=r0']} FINISHED, was RUNNING; {wrote}",
+                         f"completed retriever=r1: run {opened['retriever=r1']} FINISHED, was KILLED; {wrote}"]
     assert lines[2] == (f"Total: 2 run(s) under parent {state['parent_run_id']} (0 created, 2 completed, 0 logged "
                         f"before); {2 * metrics} metrics, 2 tables, 2 traces written")
 
     again = sync_sweep(root, tracker, ["retrieval/mrr"])
     assert [run.action for run in again.runs] == ["logged before"] * 2
-    assert again.lines()[-1].endswith("(0 created, 0 completed, 2 logged before); 0 metrics, 0 tables, 0 traces written")
+    assert again.lines()[-1].endswith("(0 created, 0 completed, 2 logged before); "
+                                      "0 metrics, 0 tables, 0 traces written")
 
 
 def test_sync_finds_a_run_whose_id_the_dead_server_never_sent_and_closes_a_second_one(tmp_path):

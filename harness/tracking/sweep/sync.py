@@ -116,27 +116,10 @@ def sync_sweep(sweep_dir: Path, tracker: Tracker, headline: list[str]) -> SyncRe
     running = {} if report.parent_created else _running_by_folder(tracker, state["sweep_id"], report.parent_id)
     for summary in summaries:
         folder = Path(summary["output_dir"])
-        earlier = tracker.written(summary.get("run_id") or "")  # this tracker's, a sync before this one
-        if summary.get("run_id"):  # its traces may be what the store missed: the ones its run lacks
-            run = SyncedRun(summary["name"], summary["run_id"], LOGGED_BEFORE, tracker.run_status(summary["run_id"]) or "")
-            result = _result(folder)
-            if result is not None:
-                tracker.log_traces(summary["run_id"], result, summary["name"])
-        else:
-            opened = None if report.parent_created else _opened_run(tracker, folder, state["sweep_id"], running)
-            before = tracker.run_status(opened) if opened else None
-            earlier = tracker.written(opened or "")
-            keep = None if report.parent_created else (
-                lambda run_id: sweep.keep_job_run(folder, state["sweep_id"], run_id))  # a second sync finds it
-            summary["run_id"] = tracker.log_job(job_outcome(summary), JobInfo(**summary["job_info"]), report.parent_id,
-                                                opened, opened=keep)
-            summary.pop("tracking_error", None)
-            run = SyncedRun(summary["name"], summary["run_id"], COMPLETED if opened else CREATED,
-                            tracker.run_status(summary["run_id"]) or summary["status"], before=before)
+        run = _sync_job(tracker, summary, folder, state["sweep_id"], report, running)
         failures = tracker.flush()
         if failures:
             raise RuntimeError(failures[-1])
-        run.written = tracker.written(run.run_id) - earlier
         report.runs.append(run)
         report.closed.extend(_close_second_runs(tracker, summary, running.get(_key(folder), {})))
         if summary.pop("traces_error", None) is not None or run.action != LOGGED_BEFORE:
@@ -151,6 +134,33 @@ def sync_sweep(sweep_dir: Path, tracker: Tracker, headline: list[str]) -> SyncRe
         mark_sweep_end_logged(sweep_dir)
         report.sweep_end_logged = True
     return report
+
+
+def _sync_job(tracker: Tracker, summary: dict[str, Any], folder: Path, sweep_id: str, report: SyncReport,
+              running: dict[str, dict[str, dict[str, str]]]) -> SyncedRun:
+    """Logs one job's run, or the traces it lacks (written before this returns: no sweep runs in
+    this process); what was done."""
+    if summary.get("run_id"):  # its traces may be what the store missed: the ones its run lacks
+        run_id = summary["run_id"]
+        run = SyncedRun(summary["name"], run_id, LOGGED_BEFORE, tracker.run_status(run_id) or "")
+        earlier = tracker.written(run_id)  # this tracker's, a sync before this one in this process
+        result = _result(folder)
+        if result is not None:
+            tracker.log_traces(run_id, result, summary["name"])
+    else:
+        opened = None if report.parent_created else _opened_run(tracker, folder, sweep_id, running)
+        before = tracker.run_status(opened) if opened else None
+        earlier = tracker.written(opened or "")
+        keep = None if report.parent_created else (
+            lambda run_id: sweep.keep_job_run(folder, sweep_id, run_id))  # a second sync finds it
+        run_id = tracker.log_job(job_outcome(summary), JobInfo(**summary["job_info"]), report.parent_id, opened,
+                                 opened=keep)
+        summary["run_id"] = run_id
+        summary.pop("tracking_error", None)
+        run = SyncedRun(summary["name"], run_id, COMPLETED if opened else CREATED,
+                        tracker.run_status(run_id) or summary["status"], before=before)
+    run.written = tracker.written(run_id) - earlier
+    return run
 
 
 def _key(folder: Path | str) -> str:
@@ -182,7 +192,8 @@ def _close_second_runs(tracker: Tracker, summary: dict[str, Any], running: dict[
     for run_id, tags in running.items():
         if run_id == summary["run_id"] or owner_alive(tags):
             continue
-        tracker.mark_killed([run_id], f"a second run of {summary['name']}, whose results are in run {summary['run_id']}")
+        tracker.mark_killed([run_id], f"a second run of {summary['name']}, whose results are in run "
+                                      f"{summary['run_id']}")
         lines.append(f"closed {summary['name']}: run {run_id} KILLED, was RUNNING (a second run of the job; "
                      f"its results are in run {summary['run_id']})")
     return lines
