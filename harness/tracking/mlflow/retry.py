@@ -55,7 +55,12 @@ class Outage:
         self.record = record or OutageRecord()
 
     def run(self, action: Callable[[], T], what: str) -> T:
-        """``action()``, tried again while the server does not answer and the window lasts."""
+        """``action()``, tried again while the server does not answer and the window lasts; after
+        the window, while the outage lasts, a short probe instead (a call into a server that hangs
+        could take MLflow's whole HTTP timeout and retries)."""
+        since = self.record.since(self.name) if self.seconds else None
+        if since is not None and self.clock() >= since + self.seconds and not self.reachable():
+            raise self._still_down(since)
         wait, waited = self.first_wait, False
         while True:
             try:
@@ -79,9 +84,7 @@ class Outage:
                     if waited:
                         raise ConnectionError(f"tracking server {self.name} unreachable for {self.seconds:g} s "
                                               f"(tracking.server.retry_seconds)") from None
-                    raise ConnectionError(f"tracking server {self.name} still unreachable (tried once; down since "
-                                          f"{_clock_time(since)}, waited for {self.seconds:g} s: "
-                                          f"tracking.server.retry_seconds)") from None
+                    raise self._still_down(since) from None
                 log.info("tracking server %s unreachable (%s); trying again in %.0f s", self.name, what,
                          min(wait, deadline - now), exc_info=True, extra=FILE_ONLY)
                 self.sleep(min(wait, deadline - now))
@@ -92,6 +95,10 @@ class Outage:
                 self.record.end(self.name)
             _WAITING.discard(self.name)
             return result
+
+    def _still_down(self, since: float) -> ConnectionError:
+        return ConnectionError(f"tracking server {self.name} still unreachable (tried once; down since "
+                               f"{_clock_time(since)}, waited for {self.seconds:g} s: tracking.server.retry_seconds)")
 
 
 def _clock_time(seconds: float) -> str:
