@@ -86,6 +86,12 @@ class MlflowServer:
     def __init__(self, process: subprocess.Popen, uri: str, log: Path) -> None:
         self.process, self.uri, self.log = process, uri, log
 
+    def kill(self) -> None:
+        """``kill -9`` of the server and its workers: gone mid-request, as a crashed host leaves it."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=30)
+
     def stop(self) -> None:
         if self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGTERM)

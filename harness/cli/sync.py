@@ -3,8 +3,17 @@
     harness sync SWEEP_FOLDER [tracking.tracking_uri=http://mlflow-host:5000]
 
 Reads the sweep's own config (``multirun.yaml`` in its folder) for the tracker and the leaderboard
-columns; ``tracking.*`` overrides point it elsewhere. Jobs already logged are left alone; a parent
-run the store does not have is made anew. Running it twice logs nothing twice.
+columns; ``tracking.*`` overrides point it elsewhere. Jobs already logged are left alone (they get
+the traces their runs lack); a job that opened its run before the store went away is logged into
+that run; a parent run the store does not have is made anew. Running it twice logs nothing twice.
+It prints a line per run, what it did (created, completed, logged before) and how many metrics,
+tables and traces it wrote, then a total line::
+
+    created bm25-recursive: run 5f0c... FINISHED; 14 metrics, 1 table, 86 traces
+    completed bm25-none: run 9a1e... FINISHED, was RUNNING; 14 metrics, 1 table, 86 traces
+    logged before dense-none: run 77b2... FINISHED; 0 metrics, 0 tables, 0 traces
+    Total: 3 run(s) under parent 0d4e... (1 created, 1 completed, 1 logged before); 28 metrics, 2 tables,
+    172 traces written  (one line)
 """
 
 from __future__ import annotations
@@ -50,9 +59,8 @@ def main(argv: list[str]) -> int:
         return 1
     if report.parent_created:
         print(f"Parent run {report.parent_id} created (the store had no parent for this sweep)")
-    print(f"Logged {len(report.logged)} job(s) under parent {report.parent_id}"
-          + (f": {', '.join(report.logged)}" if report.logged else "")
-          + (f"; {len(report.already_logged)} already logged" if report.already_logged else ""))
+    for line in report.lines():  # a line per run (created, completed or logged before), then the total
+        print(line)
     if report.sweep_end_logged:
         print("Logged the sweep's end (leaderboard, statistics files) and closed the parent run")
     return 0

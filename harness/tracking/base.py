@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from harness.metaeval.labels import FeedbackLabels
 from harness.tracking.outcome import JobInfo, JobOutcome
@@ -29,6 +29,27 @@ class RunRef:
     experiment_id: str | None = None
     tags: dict[str, str] = field(default_factory=dict)
     parent_id: str | None = None  # the sweep's parent run, for a job of a sweep
+
+
+@dataclass
+class Written:
+    """What a tracker wrote into one run: metrics, tables (the per-question table) and question traces."""
+
+    metrics: int = 0
+    tables: int = 0
+    traces: int = 0
+
+    def __add__(self, other: "Written") -> "Written":
+        return Written(self.metrics + other.metrics, self.tables + other.tables, self.traces + other.traces)
+
+    def __sub__(self, other: "Written") -> "Written":
+        return Written(self.metrics - other.metrics, self.tables - other.tables, self.traces - other.traces)
+
+    def __str__(self) -> str:
+        def count(n: int, what: str) -> str:
+            return f"{n} {what}" if n == 1 else f"{n} {what}s"
+
+        return f"{count(self.metrics, 'metric')}, {count(self.tables, 'table')}, {count(self.traces, 'trace')}"
 
 
 @dataclass
@@ -78,16 +99,28 @@ class Tracker:
         return None
 
     def log_job(self, outcome: JobOutcome, info: JobInfo, parent_id: str | None,
-                run_id: str | None = None) -> str | None:
-        """Records one job in the record ``run_id`` opened by :meth:`start_job` (a new one if None)
-        and closes it; returns its id."""
+                run_id: str | None = None, opened: Callable[[str], None] | None = None) -> str | None:
+        """Records one job in the record ``run_id`` opened by :meth:`start_job` (a new one if None,
+        handed to ``opened`` before anything is logged into it) and closes it as the job ended;
+        returns its id."""
         return None
 
-    def log_traces(self, run_id: str, result, name: str, fresh: bool = False) -> None:
+    def log_traces(self, run_id: str, result, name: str, fresh: bool = False) -> int | None:
         """Records the job's questions (``result``: its RunResult) that run ``run_id`` lacks, one
         trace each (:meth:`log_job` does it for a job it logs; ``harness sync`` for runs logged
         before their traces were). ``fresh``: the run has none of them yet (a race's round, the
-        questions it adds), so it is not read first."""
+        questions it adds), so it is not read first. Returns how many it wrote, None when they are
+        written in the background."""
+        return 0
+
+    def written(self, run_id: str) -> Written:
+        """What this tracker has written into run ``run_id`` so far (``harness sync``'s report)."""
+        return Written()
+
+    def share_outages(self, sweep_dir: Path) -> None:
+        """Shares the waiting for a store that stopped answering with the other jobs of the sweep in
+        ``sweep_dir``, whatever process runs them: one outage, one wait
+        (:mod:`harness.tracking.sweep.outage`)."""
 
     def flush(self) -> list[str]:
         """Waits for what is still being written in the background (a sweep's traces); returns a
@@ -109,7 +142,12 @@ class Tracker:
 
     def has_run(self, run_id: str) -> bool:
         """Whether the store holds this run (``harness sync`` re-creates a parent it lacks)."""
-        return False
+        return self.run_status(run_id) is not None
+
+    def run_status(self, run_id: str) -> str | None:
+        """The run's status (``RUNNING``, ``FINISHED``, ``FAILED``, ``KILLED``), None when the store
+        does not hold it (or it was deleted)."""
+        return None
 
     def log_metrics(self, run_id: str | None, metrics: dict[str, float]) -> None:
         """Adds metrics to a recorded run (e.g. a sweep's statistics to each child)."""

@@ -100,10 +100,14 @@ def test_sync_writes_the_traces_a_run_lacks_and_none_twice(sweep, tmp_path):
     lost = [t.info.trace_id for t in traces_of(client, run)][:3]
     client.delete_traces(run.info.experiment_id, trace_ids=lost)  # what a store lost meanwhile would lack
     assert len(traces_of(client, run)) == 1
-    for _ in range(2):
+    for attempt in range(2):
         done = subprocess.run([sys.executable, "-m", "harness", "sync", str(sweep / "sweep")], cwd=sweep,
                               capture_output=True, text=True, timeout=600, env={**os.environ, "HF_HUB_OFFLINE": "1"})
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        # it says what it wrote: the traces the run lacked, then none
+        restored = 0 if attempt else len(lost)
+        assert f": run {run.info.run_id} FINISHED; 0 metrics, 0 tables, {restored} traces" in done.stdout, done.stdout
+        assert f"(0 created, 0 completed, 2 logged before); 0 metrics, 0 tables, {restored} traces written" in done.stdout
         for child in (run, other):
             traces = traces_of(client, child)
             assert [t.info.tags[QUESTION_TAG] for t in traces] == ["t1", "t2", "t3", "t4"]

@@ -204,10 +204,11 @@ def test_a_server_lost_mid_sweep_keeps_the_results_and_sync_logs_them(database, 
             assert artifact_text(server, child["info"]["run_id"], "per_question.jsonl") == \
                 (folder / "per_question.jsonl").read_text()
             assert traced_questions(server, child) == sorted(ANSWERS)  # each question once, also synced twice
-        assert "Logged 0 job(s)" in done.stdout if attempt else "Logged" in done.stdout
+        done_now = "(0 created, 0 completed, 2 logged before)" if attempt else "Total: 2 run(s)"
+        assert done_now in done.stdout
 
     # Into a store that never saw the sweep: a new parent with both jobs.
     other = f"sqlite:///{tmp_path / 'other.db'}"
     done = harness(tmp_path, "sync", str(tmp_path / "sweep"), f"tracking.tracking_uri={other}")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "created" in done.stdout and "Logged 2 job(s)" in done.stdout
+    assert "Parent run" in done.stdout and "(2 created, 0 completed, 0 logged before)" in done.stdout

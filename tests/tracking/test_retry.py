@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from harness.tracking.mlflow.retry import Outage
@@ -68,3 +70,43 @@ def test_zero_seconds_turns_the_waiting_off_and_bad_settings_are_refused():
         Outage(-1, 1, reachable=lambda: True, name="x")
     with pytest.raises(ValueError, match="retry_wait"):
         Outage(60, 0, reachable=lambda: True, name="x")
+
+
+def test_the_jobs_of_a_sweep_share_one_wait_per_outage(tmp_path):
+    """Two jobs (two trackers, as in two processes) share the outage's start through the sweep folder:
+    the second, after the window, asks once and moves on; a call that gets through ends the outage."""
+    from harness.tracking.sweep.outage import OUTAGE_FILE, SweepOutageRecord
+
+    server = Server(down=1000)
+    first, second = (Outage(20, 1, reachable=lambda: server.now > server.down, name="http://x",
+                            clock=lambda: server.now, sleep=server.sleep, record=SweepOutageRecord(tmp_path))
+                     for _ in range(2))
+    with pytest.raises(ConnectionError, match=r"unreachable for 20 s"):
+        first.run(server.call, "logging job 1")
+    assert json.loads((tmp_path / OUTAGE_FILE).read_text()) == {"http://x": 1.0}  # first seen at t=1
+    waited, calls = len(server.sleeps), server.calls
+    with pytest.raises(ConnectionError, match=r"http://x still unreachable \(tried once; down since 00:00:01 UTC, "
+                                              r"waited for 20 s: tracking.server.retry_seconds\)"):
+        second.run(server.call, "logging job 2")
+    assert len(server.sleeps) == waited and server.calls == calls  # a probe, not the call (which could hang)
+
+    server.down = server.now - 1  # back: a call gets through and ends the outage for every job
+    assert second.run(server.call, "logging job 3") == "logged"
+    assert not (tmp_path / OUTAGE_FILE).exists()
+    server.down = server.now + 3  # a new outage gets its own wait
+    assert first.run(server.call, "logging job 4") == "logged" and len(server.sleeps) > waited
+
+
+def test_a_job_that_finds_the_outage_under_way_waits_only_for_the_rest_of_its_window(tmp_path):
+    from harness.tracking.sweep.outage import SweepOutageRecord
+
+    server = Server(down=1000)
+    server.now = 100.0
+    record = SweepOutageRecord(tmp_path)
+    record.begin("http://x", 90.0)  # another job saw it 10 s ago
+    outage = Outage(20, 1, reachable=lambda: False, name="http://x", clock=lambda: server.now, sleep=server.sleep,
+                    record=record)
+    with pytest.raises(ConnectionError, match="unreachable for 20 s"):
+        outage.run(server.call, "logging")
+    # calls at t=101, 103, 106, 110 (each 1 s), the last one past t=110; a window of its own would end at t=121
+    assert server.sleeps == [1, 2, 4] and server.now == 111

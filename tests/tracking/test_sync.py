@@ -104,3 +104,75 @@ def test_a_race_configuration_is_logged_into_the_run_its_first_round_opened(tmp_
     for name, run in children.items():
         assert run.info.status == "FINISHED" and run.data.metrics["retrieval/mrr"] == (1.0 if name.endswith("r0") else 0.5)
     assert {s["run_id"] for s in sweep.collect_job_summaries(root, state["sweep_id"])} == set(opened.values())
+
+
+def _opened_runs(root, tracker, statuses):
+    """The sweep's parent in this store, and for each job a run it opened before the store went away
+    (kept in its folder), left with ``statuses`` (None: none kept, the run's id lost with the server)."""
+    state = sweep.read_sweep(root)
+    state["parent_run_id"] = tracker.start_sweep("demo sweep x", state["parent"]["tags"])
+    sweep.save_sweep(root, state)
+    opened = {}
+    for num, status in enumerate(statuses):
+        summary = sweep.collect_job_summaries(root, state["sweep_id"])[num]
+        tags = {**summary["job_info"]["tags"], "harness.sweep_id": state["sweep_id"],
+                "harness.output_dir": str((root / str(num)).resolve())}
+        info = JobInfo(**{**summary["job_info"], "tags": tags})
+        opened[info.name] = tracker.start_job(info, state["parent_run_id"])
+        if status == "KILLED":
+            tracker.mark_killed([opened[info.name]], "SIGTERM")
+        if status is not None:
+            sweep.keep_job_run(root / str(num), state["sweep_id"], opened[info.name])
+    return state, opened
+
+
+def test_sync_completes_the_run_a_job_opened_whatever_its_status_and_says_what_it_wrote(tmp_path):
+    root = tmp_path / "sweep"
+    _unlogged_sweep(root)
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    tracker = MLflowTracker(uri, "synced", artifact_location=str(tmp_path / "mlruns"))
+    state, opened = _opened_runs(root, tracker, ["RUNNING", "KILLED"])
+    report = sync_sweep(root, tracker, ["retrieval/mrr"])
+
+    client = MlflowClient(uri)
+    runs = client.search_runs([client.get_experiment_by_name("synced").experiment_id])
+    assert len(runs) == 3  # the parent and the two runs the jobs opened: none made twice
+    assert {s["name"]: s["run_id"] for s in sweep.collect_job_summaries(root, state["sweep_id"])} == opened
+    for run in runs:
+        assert run.info.status == "FINISHED"
+    lines = report.lines()
+    metrics = len(client.get_run(opened["retriever=r0"]).data.metrics)  # the job's metrics and run facts
+    wrote = f"{metrics} metrics, 1 table, 1 trace"
+    assert lines[:2] == [f"completed retriever=r0: run {opened['retriever=r0']} FINISHED, was RUNNING; {wrote}",
+                         f"completed retriever=r1: run {opened['retriever=r1']} FINISHED, was KILLED; {wrote}"]
+    assert lines[2] == (f"Total: 2 run(s) under parent {state['parent_run_id']} (0 created, 2 completed, 0 logged "
+                        f"before); {2 * metrics} metrics, 2 tables, 2 traces written")
+
+    again = sync_sweep(root, tracker, ["retrieval/mrr"])
+    assert [run.action for run in again.runs] == ["logged before"] * 2
+    assert again.lines()[-1].endswith("(0 created, 0 completed, 2 logged before); "
+                                      "0 metrics, 0 tables, 0 traces written")
+
+
+def test_sync_finds_a_run_whose_id_the_dead_server_never_sent_and_closes_a_second_one(tmp_path):
+    """No run id kept (the answer to opening it was lost): the run the store holds RUNNING for the
+    job's folder is the job's; a second one for the same job is closed as KILLED, naming the first."""
+    root = tmp_path / "sweep"
+    _unlogged_sweep(root)
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    tracker = MLflowTracker(uri, "synced", artifact_location=str(tmp_path / "mlruns"))
+    state, opened = _opened_runs(root, tracker, [None, "RUNNING"])
+    _, twice = _opened_runs(root, tracker, [None, None])  # under a second parent: left out of this sweep's
+    state["parent_run_id"] = sweep.read_sweep(root)["parent_run_id"]
+    report = sync_sweep(root, tracker, ["retrieval/mrr"])
+
+    client = MlflowClient(uri)
+    summaries = {s["name"]: s["run_id"] for s in sweep.collect_job_summaries(root, state["sweep_id"])}
+    assert summaries["retriever=r1"] == opened["retriever=r1"]  # the run its folder names
+    assert summaries["retriever=r0"] in (opened["retriever=r0"], twice["retriever=r0"])
+    second = ({opened["retriever=r0"], twice["retriever=r0"], twice["retriever=r1"]} - set(summaries.values()))
+    for run_id in second:
+        run = client.get_run(run_id)
+        assert run.info.status == "KILLED" and "a second run of" in run.data.tags["harness.killed_by"]
+    assert [run.action for run in report.runs] == ["completed", "completed"] and len(report.closed) == 2
+    assert all(client.get_run(run_id).info.status == "FINISHED" for run_id in summaries.values())

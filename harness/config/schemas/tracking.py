@@ -18,7 +18,8 @@ class TrackingServerSchema:
     max_retries: int = MISSING
     backoff_factor: int = MISSING
     timeout: int = MISSING
-    # Waiting for a server that stops answering mid-sweep (harness.tracking.mlflow.retry).
+    # Waiting for a server that stops answering mid-sweep, once per outage and sweep
+    # (harness.tracking.mlflow.retry, harness.tracking.sweep.outage).
     retry_seconds: float = MISSING
     retry_wait: float = MISSING
 

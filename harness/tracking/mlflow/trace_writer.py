@@ -189,20 +189,23 @@ def trace_rows(rows: list[dict[str, Any]], traces: Traces) -> list[dict[str, Any
 
 
 def log_traces(tracking_uri: str, traces: Traces, experiment_id: str, run_id: str, result: RunResult, name: str,
-               retry: Callable[[Callable[[], Any], str], Any], background_from: int = 0, fresh: bool = False) -> None:
+               retry: Callable[[Callable[[], Any], str], Any], background_from: int = 0,
+               fresh: bool = False) -> int | None:
     """Writes the job's traces its run lacks: in the background in the process that runs a sweep's
     jobs one after another (the next job computes meanwhile; :func:`pending_failures` waits) when
     the job has at least ``background_from`` of them or the writer process already runs, else
-    before returning (as for a single run, ``harness sync``, a parallel launcher's worker)."""
+    before returning (as for a single run, ``harness sync``, a parallel launcher's worker).
+    Returns how many it wrote here (0 after a failure, kept for :func:`pending_failures`), None
+    when they were handed to the background."""
     rows = trace_rows(result.rows, traces)
     if not rows:
-        return
+        return 0
     job = TraceJob(experiment_id, run_id, name, rows, result.stages, retry, fresh)
     writer = writer_for(tracking_uri)
     if OPEN.sweep_id is not None:
         writer.submit(job, background_from)
-    else:
-        writer.write(job)
+        return None
+    return writer.write(job)
 
 
 _WRITERS: dict[str, TraceWriter] = {}

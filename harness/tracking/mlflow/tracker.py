@@ -12,7 +12,7 @@ import logging
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from harness.config.schemas.choices import Traces
 from harness.metaeval.labels import FeedbackLabels
@@ -20,7 +20,7 @@ from harness.results.records import RunResult
 from harness.results.table import FILE_NAME
 from harness.tracking.mlflow import labels as mlflow_labels, runs as mlflow_runs
 from harness.tracking.mlflow.runs import PARENT_TAG
-from harness.tracking.base import ReportRun, RunRef, StoreRefused, Tracker
+from harness.tracking.base import ReportRun, RunRef, StoreRefused, Tracker, Written
 from harness.tracking.sweep.interruption import KILLED_BY_TAG
 from harness.tracking.mlflow.eval_dataset import link_eval_dataset
 from harness.tracking.mlflow.inputs import dataset_input, log_dataset_input
@@ -28,6 +28,7 @@ from harness.tracking.mlflow import trace_writer as mlflow_trace_writer
 from harness.tracking.sweep.naming import metric_name
 from harness.tracking.outcome import JobInfo, JobOutcome
 from harness.tracking.mlflow.retry import Outage
+from harness.tracking.sweep.outage import SweepOutageRecord
 from harness.log_filters import FILE_ONLY
 from harness.tracking.mlflow.store import (is_server, limit_http_retries, one_line, open_client, probe,
                                     quiet_database_errors, shown)
@@ -74,6 +75,7 @@ class MLflowTracker(Tracker):
             limit_http_retries(*(int(self.server[key]) for key in ("max_retries", "backoff_factor", "timeout")))
         self._client_instance = None
         self._experiment_ids: dict[str, str] = {}
+        self._written: dict[str, Written] = {}
         self._outage = Outage(float(self.server.get("retry_seconds", 0)), float(self.server.get("retry_wait", 1)),
                               self._answers, shown(tracking_uri)) if is_server(tracking_uri) else None
 
@@ -131,6 +133,13 @@ class MLflowTracker(Tracker):
         """``action()``, waiting out a server that stopped answering (a store that is no server: once)."""
         return self._outage.run(action, what) if self._outage else action()
 
+    def share_outages(self, sweep_dir: Path) -> None:
+        if self._outage is not None:
+            self._outage.record = SweepOutageRecord(sweep_dir)
+
+    def written(self, run_id: str) -> Written:
+        return self._written.get(run_id, Written())
+
     def start_sweep(self, name: str, tags: dict[str, str]) -> str:
         with self._refusals("the sweep's parent run"):
             run = self._client.create_run(self._experiment(), run_name=name, tags=tags)
@@ -147,8 +156,11 @@ class MLflowTracker(Tracker):
         return run_id
 
     def log_job(self, outcome: JobOutcome, info: JobInfo, parent_id: str | None,
-                run_id: str | None = None) -> str:
-        run_id = run_id or self._retrying(lambda: self.start_job(info, parent_id), f"opening {info.name}'s run")
+                run_id: str | None = None, opened: Callable[[str], None] | None = None) -> str:
+        if run_id is None:
+            run_id = self._retrying(lambda: self.start_job(info, parent_id), f"opening {info.name}'s run")
+            if opened is not None:
+                opened(run_id)
         with self._refusals("the results"):
             self._retrying(lambda: self._record_job(run_id, outcome, info), f"logging {info.name}")
         return run_id
@@ -169,29 +181,35 @@ class MLflowTracker(Tracker):
             params = {f"choice.{group}": option for group, option in info.choices.items()}
             params.update(info.params)
             tags: dict[str, str] = {}
+            tables = 0
             client.log_text(run_id, info.config_yaml, "config.yaml")
             if outcome.result is not None:
                 result = outcome.result
                 tags.update({"dataset.sha256": result.dataset_sha256, "dataset.name": result.dataset})
                 for name in [FILE_NAME, *sorted(result.artifacts)]:
                     client.log_artifact(run_id, str(outcome.output_dir / name))
-                tags.update(self._log_table(run_id, result.rows, new))
+                table_tags, tables = self._log_table(run_id, result.rows, new)
+                tags.update(table_tags)
                 link_eval_dataset(client, self.tracking_uri, run_id, self._experiment(), result)
                 self.log_traces(run_id, result, info.name)
             if outcome.error:
                 client.log_text(run_id, outcome.error, "traceback.txt")
                 tags["harness.error"] = (outcome.message or "")[:5000]
-            self._log_batch(run_id, params=params, metrics=outcome.result.metrics if outcome.result else {},
-                            extra=self._run_facts(outcome), tags=tags)
+            metrics = self._log_batch(run_id, params=params, metrics=outcome.result.metrics if outcome.result else {},
+                                      extra=self._run_facts(outcome), tags=tags)
             if outcome.result is not None:
                 log_dataset_input(client, run_id, dataset_input(result.dataset, result.dataset_sha256,
                                                                 result.dataset_source))
+            self._written[run_id] = self.written(run_id) + Written(metrics=metrics, tables=tables)
         finally:
             client.set_terminated(run_id, status=outcome.status)
 
-    def log_traces(self, run_id: str, result: RunResult, name: str, fresh: bool = False) -> None:
-        mlflow_trace_writer.log_traces(self.tracking_uri, self.traces, self._experiment(), run_id, result, name,
-                                       self._retrying, self.background_traces_from, fresh)
+    def log_traces(self, run_id: str, result: RunResult, name: str, fresh: bool = False) -> int | None:
+        count = mlflow_trace_writer.log_traces(self.tracking_uri, self.traces, self._experiment(), run_id, result,
+                                               name, self._retrying, self.background_traces_from, fresh)
+        if count:
+            self._written[run_id] = self.written(run_id) + Written(traces=count)
+        return count
 
     def flush(self) -> list[str]:
         return mlflow_trace_writer.pending_failures(self.tracking_uri)
@@ -214,13 +232,14 @@ class MLflowTracker(Tracker):
         self._log_batch(run_id, params={}, metrics={}, extra={}, tags=tags)  # one write, not one a tag
         self._client.update_run(run_id, status="RUNNING")
 
-    def has_run(self, run_id: str) -> bool:
+    def run_status(self, run_id: str) -> str | None:
         from mlflow.exceptions import MlflowException
 
         try:
-            return self._client.get_run(run_id).info.lifecycle_stage == "active"
+            run = self._client.get_run(run_id)
         except MlflowException:
-            return False
+            return None
+        return run.info.status if run.info.lifecycle_stage == "active" else None
 
     def log_metrics(self, run_id: str | None, metrics: dict[str, float]) -> None:
         if run_id:
@@ -305,8 +324,9 @@ class MLflowTracker(Tracker):
         return facts
 
     def _log_batch(self, run_id: str, params: dict[str, Any], metrics: dict[str, float],
-                   extra: dict[str, float], tags: dict[str, str] | None = None) -> None:
-        """One ``log_batch`` call; MLflow's client splits it at the store's per-request limits."""
+                   extra: dict[str, float], tags: dict[str, str] | None = None) -> int:
+        """One ``log_batch`` call; MLflow's client splits it at the store's per-request limits.
+        Returns how many metrics it logged."""
         from mlflow.entities import Metric, Param, RunTag
 
         now = int(time.time() * 1000)
@@ -315,10 +335,12 @@ class MLflowTracker(Tracker):
                        for key, value in {**metrics, **extra}.items() if value is not None]
         tag_list = [RunTag(key, str(value)) for key, value in (tags or {}).items()]
         self._client.log_batch(run_id, metrics=metric_list, params=param_list, tags=tag_list)
+        return len(metric_list)
 
-    def _log_table(self, run_id: str, rows: list[dict[str, Any]], new: bool = False) -> dict[str, str]:
+    def _log_table(self, run_id: str, rows: list[dict[str, Any]], new: bool = False) -> tuple[dict[str, str], int]:
         """Writes the per-question table in MLflow's table format, viewable in the UI; returns the tag
-        that lists it among the run's tables, for the job's batch ({} when it is listed already).
+        that lists it among the run's tables, for the job's batch ({} when it is listed already),
+        and how many tables it wrote (0: the run's table had every question).
 
         What ``MlflowClient.log_table`` writes (a DataFrame's ``to_json(orient="split")``, then the
         ``mlflow.loggedArtifacts`` tag), done here so that the tag joins the job's one batch instead
@@ -345,7 +367,8 @@ class MLflowTracker(Tracker):
         # listed even when the table was there: a job's logging tried again after its batch failed
         listed = [] if new else json.loads(self._client.get_run(run_id).data.tags.get(MLFLOW_LOGGED_ARTIFACTS, "[]"))
         entry = {"path": _TABLE, "type": "table"}
-        return {} if entry in listed else {MLFLOW_LOGGED_ARTIFACTS: json.dumps([*listed, entry])}
+        written = int(bool(rows or text is None))
+        return ({} if entry in listed else {MLFLOW_LOGGED_ARTIFACTS: json.dumps([*listed, entry])}), written
 
 
 # Runs this process created (start_job) and has not yet logged a job into: what _log_table need not read.

@@ -87,7 +87,7 @@ class TrackingCallback(Callback):
         dataset = _check_dataset(config, "sweep", parts_of_this_process(str(config.hydra.sweep.dir)))
         with _stop_on_error("sweep", "a job's config is invalid"):
             check_sweep_jobs(config)  # before the parent run exists: a sweep that cannot start leaves no run
-        tracker = instantiate(config.tracking)
+        tracker = sweep_tracker(config)
         with _stop_on_error("sweep", "the tracker cannot record it"):
             tracker.check()
         resume = config.get("resume")
@@ -143,13 +143,16 @@ class TrackingCallback(Callback):
                                            info.overrides):
             return  # a resumed sweep's finished job keeps its run
         output_dir, race_round = Path(hydra_cfg.runtime.output_dir), multirun and race.is_round(config)
-        tracker = race.round_tracker(config) if race_round else instantiate(config.tracking)
+        tracker = sweep_tracker(config, race_round) if multirun else instantiate(config.tracking)
         try:  # the job's run is RUNNING while it computes, so a kill can mark it KILLED
-            earlier = sweep.round_run(output_dir, state.get("sweep_id")) if race_round else None
-            OPEN.job_run_id = earlier or tracker.start_job(info, state.get("parent_run_id"))
+            if race_round:
+                earlier = sweep.round_run(output_dir, state.get("sweep_id"))
+                OPEN.job_run_id = earlier or tracker.start_job(info, state.get("parent_run_id"))
+                if not earlier and OPEN.job_run_id:  # the configuration's one run, from round to round
+                    sweep.keep_round_run(output_dir, state["sweep_id"], OPEN.job_run_id)
+            else:
+                OPEN.job_run_id = open_job_run(tracker, info, state, output_dir)
             OPEN.job_tracker = tracker
-            if race_round and not earlier and OPEN.job_run_id:  # the configuration's one run, from round to round
-                sweep.keep_round_run(output_dir, state["sweep_id"], OPEN.job_run_id)
         except Exception:  # the job's end opens it (waiting for a server that blinks); the job goes on
             log.info("tracking could not open a run for %s", info.name, exc_info=True, extra=FILE_ONLY)
 
@@ -167,10 +170,10 @@ class TrackingCallback(Callback):
             "job_info": asdict(info),  # what `harness sync` needs to log the job later
         }
         if multirun and race.is_round(config):  # its traces now; its results once the race has decided it
-            tracker = race.round_tracker(config)
+            tracker = sweep_tracker(config, race_round=True)
             race.log_round_traces(tracker, OPEN.job_run_id, outcome, info.name, state["sweep_id"])
         else:
-            tracker = instantiate(config.tracking)
+            tracker = sweep_tracker(config) if multirun else instantiate(config.tracking)
             log_summary(tracker, summary, outcome, info, state.get("parent_run_id"), OPEN.job_run_id, multirun)
         traces_failed = tracker.flush() if OPEN.sweep_id is None else []  # else written in the background
         if traces_failed:
@@ -198,7 +201,7 @@ class TrackingCallback(Callback):
         state = sweep.read_sweep(sweep_dir)
         summaries = sweep.collect_job_summaries(sweep_dir, state.get("sweep_id", ""))
         failed = [s["name"] for s in summaries if s["status"] != "FINISHED"]
-        tracker = instantiate(config.tracking)
+        tracker = sweep_tracker(config)
         record = read_race(sweep_dir)  # a racing sweep's rounds and eliminations
         if record:
             summaries = race.add_race_figures(summaries, record)
@@ -253,6 +256,30 @@ class TrackingCallback(Callback):
             raise SystemExit(EXIT_JOBS_FAILED)
         if self._gates_failed and self.exit_on_failure:
             raise SystemExit(EXIT_GATES_FAILED)
+
+
+def sweep_tracker(config: DictConfig, race_round: bool = False):
+    """The tracker of a sweep's job (a race's round: :func:`race.round_tracker`), sharing the wait
+    for a store that stopped answering with the sweep's other jobs, in any process."""
+    tracker = race.round_tracker(config) if race_round else instantiate(config.tracking)
+    tracker.share_outages(Path(config.hydra.sweep.dir))
+    return tracker
+
+
+def open_job_run(tracker, info: JobInfo, state: dict[str, Any], output_dir: Path) -> str | None:
+    """The job's run, RUNNING while it computes: the run its folder names when the store still has
+    it (a resumed sweep's job that was not logged: reopened, whatever its status), else a new one,
+    its id kept in the folder before anything is logged into it (``harness sync`` logs into it)."""
+    sweep_id = state.get("sweep_id")
+    earlier = sweep.job_run(output_dir, sweep_id)
+    logged = sweep.read_job_summary(output_dir).get("run_id") == earlier
+    if earlier and not logged and tracker.run_status(earlier) is not None:
+        tracker.reopen_run(earlier, {**process_tags(), "harness.resumed": "true"})
+        return earlier
+    run_id = tracker.start_job(info, state.get("parent_run_id"))
+    if run_id and sweep_id:
+        sweep.keep_job_run(output_dir, sweep_id, run_id)
+    return run_id
 
 
 def _gates(config: DictConfig):

@@ -95,7 +95,9 @@ class RoundLogger:
             if summary.get("sweep_id") == state.get("sweep_id") and "job_info" in summary:
                 summaries.append(summary)
         if summaries:
-            self._tracker = self._tracker or round_tracker(self.config)
+            if self._tracker is None:
+                self._tracker = round_tracker(self.config)
+                self._tracker.share_outages(self.sweep_dir)  # one wait per outage, with the sweep's jobs
             log_decided(summaries, self._tracker, state.get("parent_run_id"))
 
 

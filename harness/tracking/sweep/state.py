@@ -19,6 +19,9 @@ from harness.tracking.sweep.naming import unique_names
 SWEEP_FILE = ".harness_sweep.json"
 JOB_SUMMARY = "summary.json"
 ROUND_RUN = "race_run.json"  # a race's configuration: its one run, opened in its first round
+# The run a job opened, kept before anything is logged into it: `harness sync` and a resumed sweep
+# log into it (no second run for the job, none left RUNNING).
+JOB_RUN = "tracker_run.json"
 
 
 def start_sweep(sweep_dir: Path) -> dict[str, Any]:
@@ -29,7 +32,7 @@ def start_sweep(sweep_dir: Path) -> dict[str, Any]:
 
 
 def save_sweep(sweep_dir: Path, state: dict[str, Any]) -> None:
-    _replace(sweep_dir / SWEEP_FILE, json.dumps(state))
+    replace_file(sweep_dir / SWEEP_FILE, json.dumps(state))
 
 
 def read_sweep(sweep_dir: Path) -> dict[str, Any]:
@@ -40,8 +43,14 @@ def read_sweep(sweep_dir: Path) -> dict[str, Any]:
 def write_job_summary(output_dir: Path, summary: dict[str, Any]) -> Path:
     output_dir.mkdir(parents=True, exist_ok=True)
     path = output_dir / JOB_SUMMARY
-    _replace(path, json.dumps(summary, indent=2, default=str))
+    replace_file(path, json.dumps(summary, indent=2, default=str))
     return path
+
+
+def read_job_summary(output_dir: Path) -> dict[str, Any]:
+    """The summary a job left in ``output_dir`` ({} when it left none)."""
+    path = output_dir / JOB_SUMMARY
+    return json.loads(path.read_text()) if path.exists() else {}
 
 
 def round_run(output_dir: Path, sweep_id: str | None) -> str | None:
@@ -56,10 +65,24 @@ def round_traced(output_dir: Path, sweep_id: str | None) -> set[str]:
 
 def keep_round_run(output_dir: Path, sweep_id: str, run_id: str, traced: set[str] = frozenset()) -> None:
     output_dir.mkdir(parents=True, exist_ok=True)
-    _replace(output_dir / ROUND_RUN, json.dumps({"sweep_id": sweep_id, "run_id": run_id, "traced": sorted(traced)}))
+    replace_file(output_dir / ROUND_RUN, json.dumps({"sweep_id": sweep_id, "run_id": run_id, "traced": sorted(traced)}))
 
 
-def _replace(path: Path, text: str) -> None:
+def keep_job_run(output_dir: Path, sweep_id: str, run_id: str) -> None:
+    output_dir.mkdir(parents=True, exist_ok=True)
+    replace_file(output_dir / JOB_RUN, json.dumps({"sweep_id": sweep_id, "run_id": run_id}))
+
+
+def job_run(output_dir: Path, sweep_id: str | None) -> str | None:
+    """The run this sweep's job in ``output_dir`` opened (kept by :func:`keep_job_run`), if any."""
+    path = output_dir / JOB_RUN
+    if not sweep_id or not path.exists():
+        return None
+    kept = json.loads(path.read_text())
+    return kept.get("run_id") if kept.get("sweep_id") == sweep_id else None
+
+
+def replace_file(path: Path, text: str) -> None:
     """Writes ``path`` whole or not at all: a kill mid-write leaves the file as it was."""
     staging = path.with_name(f"{path.name}.{os.getpid()}")
     staging.write_text(text)

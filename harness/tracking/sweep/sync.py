@@ -6,6 +6,12 @@ resolved config) in its folder whether or not logging worked; a job whose summar
 anew when the store does not have it, e.g. a different server) and, if the sweep's end was not
 logged, the leaderboard and statistics files, then closes the parent. A job logged before gets the
 question traces its run lacks (they are written after the run: a store lost meanwhile misses them).
+
+A job that opened its run before the store went away (its id kept in the job's folder,
+:func:`state.job_run`, or a run of the sweep the store holds as RUNNING for that folder) is
+logged into that run, whatever its status, which ends FINISHED or FAILED as the job did: never a
+second run for a job. Another run the store holds as RUNNING for a job that is over (a run opened
+twice: its answer lost with the server) is closed as KILLED, saying which run holds the job.
 """
 
 from __future__ import annotations
@@ -18,7 +24,8 @@ from typing import Any
 from harness.results.records import RunResult
 from harness.tracking.sweep import state as sweep
 from harness.log_filters import FILE_ONLY
-from harness.tracking.base import StoreRefused, Tracker
+from harness.tracking.base import StoreRefused, Tracker, Written
+from harness.tracking.sweep.liveness import owner_alive
 from harness.tracking.verdicts.champion import log_champion, read_champion
 from harness.tracking.verdicts.front import FRONT_FILE, log_front, read_front
 from harness.tracking.verdicts.leaderboard import Leaderboard
@@ -28,15 +35,62 @@ log = logging.getLogger(__name__)
 
 # Files the end of a sweep leaves in its folder and attaches to the parent run.
 SWEEP_FILES = ("power_plan.txt", "stats.csv", "stats_verdicts.csv", "stats.png", "stats_not_computed.txt", FRONT_FILE)
+OUTPUT_DIR_TAG = "harness.output_dir"
+# What sync did with a job's run.
+CREATED, COMPLETED, LOGGED_BEFORE = "created", "completed", "logged before"
+
+
+@dataclass
+class SyncedRun:
+    """One job's run as ``harness sync`` left it.
+
+    Attributes:
+        action: ``created`` (the store had no run for the job), ``completed`` (the job's run, opened
+            before the store went away, logged and ended now) or ``logged before`` (only the
+            traces its run lacked).
+        status: the status the run ended with; ``before``: the status it had (a completed run).
+        written: the metrics, tables and traces written into it now.
+    """
+
+    name: str
+    run_id: str
+    action: str
+    status: str
+    written: Written = field(default_factory=Written)
+    before: str | None = None
+
+    def line(self) -> str:
+        was = f", was {self.before}" if self.before and self.before != self.status else ""
+        return f"{self.action} {self.name}: run {self.run_id} {self.status}{was}; {self.written}"
 
 
 @dataclass
 class SyncReport:
     parent_id: str | None
     parent_created: bool = False
-    logged: list[str] = field(default_factory=list)
-    already_logged: list[str] = field(default_factory=list)
+    runs: list[SyncedRun] = field(default_factory=list)
+    closed: list[str] = field(default_factory=list)  # one line per second run closed as KILLED
     sweep_end_logged: bool = False
+
+    @property
+    def logged(self) -> list[str]:
+        """The jobs logged now (into a run created or completed)."""
+        return [run.name for run in self.runs if run.action != LOGGED_BEFORE]
+
+    @property
+    def already_logged(self) -> list[str]:
+        return [run.name for run in self.runs if run.action == LOGGED_BEFORE]
+
+    def lines(self) -> list[str]:
+        """The console report: a line per run, the runs closed, and a total line."""
+        lines = [run.line() for run in self.runs] + self.closed
+        counts = {action: sum(run.action == action for run in self.runs)
+                  for action in (CREATED, COMPLETED, LOGGED_BEFORE)}
+        total = sum((run.written for run in self.runs), Written())
+        lines.append(f"Total: {len(self.runs)} run(s) under parent {self.parent_id} "
+                     f"({', '.join(f'{n} {action}' for action, n in counts.items())}); {total} written"
+                     + (f"; {len(self.closed)} second run(s) closed" if self.closed else ""))
+        return lines
 
 
 def not_logged(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -58,24 +112,18 @@ def sync_sweep(sweep_dir: Path, tracker: Tracker, headline: list[str]) -> SyncRe
         sweep.save_sweep(sweep_dir, state)
         for summary in summaries:  # runs in another store are not this parent's children
             summary.pop("run_id", None)
+    # The sweep's runs the store holds as RUNNING, by job folder (none in a store that never saw it).
+    running = {} if report.parent_created else _running_by_folder(tracker, state["sweep_id"], report.parent_id)
     for summary in summaries:
-        if summary.get("run_id"):  # its traces may be what the store missed: the ones its run lacks
-            report.already_logged.append(summary["name"])
-            result = _result(Path(summary["output_dir"]))
-            if result is not None:
-                tracker.log_traces(summary["run_id"], result, summary["name"])
-        else:
-            # a race's configuration: into the run its first round opened (in this store)
-            opened = None if report.parent_created else sweep.round_run(Path(summary["output_dir"]), state["sweep_id"])
-            summary["run_id"] = tracker.log_job(job_outcome(summary), JobInfo(**summary["job_info"]), report.parent_id,
-                                                opened)
-            summary.pop("tracking_error", None)
-            report.logged.append(summary["name"])
+        folder = Path(summary["output_dir"])
+        run = _sync_job(tracker, summary, folder, state["sweep_id"], report, running)
         failures = tracker.flush()
         if failures:
             raise RuntimeError(failures[-1])
-        if summary.pop("traces_error", None) is not None or summary["name"] in report.logged:
-            sweep.write_job_summary(Path(summary["output_dir"]), summary)
+        report.runs.append(run)
+        report.closed.extend(_close_second_runs(tracker, summary, running.get(_key(folder), {})))
+        if summary.pop("traces_error", None) is not None or run.action != LOGGED_BEFORE:
+            sweep.write_job_summary(folder, summary)
     if not state.get("sweep_end_logged"):
         tracker.log_files(report.parent_id, [sweep_dir / name for name in SWEEP_FILES if (sweep_dir / name).exists()])
         log_champion(read_champion(sweep_dir), summaries, tracker, report.parent_id)
@@ -88,12 +136,78 @@ def sync_sweep(sweep_dir: Path, tracker: Tracker, headline: list[str]) -> SyncRe
     return report
 
 
+def _sync_job(tracker: Tracker, summary: dict[str, Any], folder: Path, sweep_id: str, report: SyncReport,
+              running: dict[str, dict[str, dict[str, str]]]) -> SyncedRun:
+    """Logs one job's run, or the traces it lacks (written before this returns: no sweep runs in
+    this process); what was done."""
+    if summary.get("run_id"):  # its traces may be what the store missed: the ones its run lacks
+        run_id = summary["run_id"]
+        run = SyncedRun(summary["name"], run_id, LOGGED_BEFORE, tracker.run_status(run_id) or "")
+        earlier = tracker.written(run_id)  # this tracker's, a sync before this one in this process
+        result = _result(folder)
+        if result is not None:
+            tracker.log_traces(run_id, result, summary["name"])
+    else:
+        opened = None if report.parent_created else _opened_run(tracker, folder, sweep_id, running)
+        before = tracker.run_status(opened) if opened else None
+        earlier = tracker.written(opened or "")
+        keep = None if report.parent_created else (
+            lambda run_id: sweep.keep_job_run(folder, sweep_id, run_id))  # a second sync finds it
+        run_id = tracker.log_job(job_outcome(summary), JobInfo(**summary["job_info"]), report.parent_id, opened,
+                                 opened=keep)
+        summary["run_id"] = run_id
+        summary.pop("tracking_error", None)
+        run = SyncedRun(summary["name"], run_id, COMPLETED if opened else CREATED,
+                        tracker.run_status(run_id) or summary["status"], before=before)
+    run.written = tracker.written(run_id) - earlier
+    return run
+
+
+def _key(folder: Path | str) -> str:
+    return str(Path(folder).resolve())
+
+
+def _running_by_folder(tracker: Tracker, sweep_id: str, parent_id: str) -> dict[str, dict[str, dict[str, str]]]:
+    """The sweep's job runs the store holds as RUNNING, by their job's folder: folder -> run id -> tags."""
+    found: dict[str, dict[str, dict[str, str]]] = {}
+    for run_id, tags in tracker.running_runs(sweep_id).items():
+        if run_id != parent_id and tags.get(OUTPUT_DIR_TAG):
+            found.setdefault(_key(tags[OUTPUT_DIR_TAG]), {})[run_id] = tags
+    return found
+
+
+def _opened_run(tracker: Tracker, folder: Path, sweep_id: str,
+                running: dict[str, dict[str, dict[str, str]]]) -> str | None:
+    """The run the job opened before the store went away, if the store has it: the one its folder
+    names (a race's configuration: its first round's), else one the store holds RUNNING for it."""
+    for run_id in (sweep.round_run(folder, sweep_id), sweep.job_run(folder, sweep_id)):
+        if run_id and tracker.run_status(run_id) is not None:
+            return run_id
+    return next(iter(running.get(_key(folder), {})), None)
+
+
+def _close_second_runs(tracker: Tracker, summary: dict[str, Any], running: dict[str, dict[str, str]]) -> list[str]:
+    """Closes as KILLED the job's other runs left RUNNING (their process over); a line for each."""
+    lines = []
+    for run_id, tags in running.items():
+        if run_id == summary["run_id"] or owner_alive(tags):
+            continue
+        tracker.mark_killed([run_id], f"a second run of {summary['name']}, whose results are in run "
+                                      f"{summary['run_id']}")
+        lines.append(f"closed {summary['name']}: run {run_id} KILLED, was RUNNING (a second run of the job; "
+                     f"its results are in run {summary['run_id']})")
+    return lines
+
+
 def log_summary(tracker: Tracker, summary: dict[str, Any], outcome: JobOutcome, info: JobInfo,
                 parent_id: str | None, run_id: str | None, multirun: bool) -> None:
-    """Logs a job into its run (opened already, or made now); its summary gets the run's id, or
-    why tracking failed: the results stay on disk, the failure is reported, not hidden."""
+    """Logs a job into its run (opened already, or made now: its id kept in the job's folder first);
+    its summary gets the run's id, or why tracking failed: the results stay on disk, the failure is
+    reported, not hidden."""
+    sweep_id = summary.get("sweep_id")
+    keep = (lambda opened: sweep.keep_job_run(outcome.output_dir, sweep_id, opened)) if sweep_id else None
     try:
-        summary["run_id"] = tracker.log_job(outcome, info, parent_id, run_id)
+        summary["run_id"] = tracker.log_job(outcome, info, parent_id, run_id, opened=keep)
         summary.pop("tracking_error", None)
     except Exception as err:
         # One line on the console; the traceback in the job's log file.
