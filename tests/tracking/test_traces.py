@@ -143,12 +143,12 @@ def test_a_store_that_refuses_the_traces_leaves_the_run_logged_and_says_why_in_o
     assert writer.flush() == []
 
 
-@pytest.mark.parametrize("mode, expected", [("all", ["q1", "q2"]), ("answered", ["q1"]), ("none", [])])
+@pytest.mark.parametrize("mode, expected", [("all", ["q1", "q2"]), ("answered", ["q1"]), ("none", []),
+                                            ("auto", ["q1", "q2"])])
 def test_tracking_traces_chooses_the_questions(mode, expected):
-    from harness.config.schemas.choices import Traces
-    from harness.tracking.mlflow.trace_writer import trace_rows
+    from harness.tracking.trace_policy import TracePolicy
 
-    assert [r["question_id"] for r in trace_rows([row("q1"), row("q2", False)], Traces(mode))] == expected
+    assert [r["question_id"] for r in TracePolicy(mode).select([row("q1"), row("q2", False)])] == expected
 
 
 def test_the_stage_records_come_back_from_the_job_folder_as_they_were(tmp_path):

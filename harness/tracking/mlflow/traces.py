@@ -27,6 +27,7 @@ from typing import Any
 
 from harness.results.stage_records import SpanRecord, StageRecords
 from harness.tracking.mlflow.assessments import assessments_for
+from harness.tracking.trace_policy import TraceContent
 
 QUESTION_TAG = "harness.question_id"
 # The stage records' kinds of work as MLflow span types.
@@ -46,7 +47,7 @@ def trace_id_for(run_id: str, question_id: str) -> str:
 
 
 def build_trace(row: dict[str, Any], stages: StageRecords | None, run_id: str, experiment_id: str,
-                name: str) -> BuiltTrace:
+                name: str, content: TraceContent = TraceContent()) -> BuiltTrace:
     """The trace of one question: ``row`` is its line of the per-question table, ``stages`` the job's
     stage records (None for an older job: the trace then holds what the row holds)."""
     from mlflow.entities import TraceInfo, TraceLocation, TraceState
