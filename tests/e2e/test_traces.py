@@ -70,6 +70,10 @@ def test_every_question_of_every_run_is_a_trace_with_its_spans_and_assessments(s
             assert trace.info.trace_metadata["mlflow.sourceRun"] == run.info.run_id
             root = trace.data.spans[0]
             assert root.parent_id is None and root.inputs == {"question": row["question"], "question_id": qid}
+            # the question's own time: the root lasts the sum of its spans (a batch's share each), not the job
+            own = sum(span.end_time_ns - span.start_time_ns for span in trace.data.spans[1:]) / 1e6
+            assert own - 1 <= trace.info.execution_duration <= own + 5
+            assert (root.end_time_ns - root.start_time_ns) / 1e6 == pytest.approx(own, abs=1)
             spans = {span.name: span for span in trace.data.spans[1:]}
             search = spans["search"]
             assert search.span_type == "RETRIEVER"

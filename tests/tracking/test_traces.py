@@ -188,3 +188,34 @@ def test_a_sweep_writes_a_small_jobs_traces_itself_and_a_large_jobs_in_the_write
     assert writer.flush() == [] and [traced(large.run_id), traced(later.run_id)] == [3, 1]
     assert len(writer._pool._processes) == 1
     writer._pool.shutdown()
+
+
+def test_a_trace_lasts_its_questions_own_time_with_its_share_of_each_batch():
+    from harness.stages.stage import note_batches
+
+    qids = ["q1", "q2", "q3"]
+    # the search question by question (1 s each), the answers in one 6 s batch, every judgement in one 3 s batch
+    searched = {q: [SpanRecord("search", "retrieval", T0 + i, T0 + i + 1, documents=[("d1#0", 2.0)])]
+                for i, q in enumerate(qids)}
+    answered = {q: [SpanRecord("generate with_context", "generation", T0 + 3, T0 + 9, outputs="x",
+                               events=[{"name": "first token", "time": T0 + 3.5, "attributes": {}}])] for q in qids}
+    judged = {q: [SpanRecord("judge answer_score/with_context", "judging", T0 + 9, T0 + 12,
+                             attributes={"judge": "j", "values": {"answer_score": 8.0}, "reply": "8"})] for q in qids}
+    for spans in (searched, answered, judged):
+        note_batches(spans)
+    assert "batch_size" not in searched["q2"][0].attributes
+    assert answered["q2"][0].attributes == {"batch_size": 3, "batch_seconds": 6.0}
+    records = StageRecords(stages=[StageRecord("search", T0, T0 + 3, searched),
+                                   StageRecord("generate", T0 + 3, T0 + 9, answered),
+                                   StageRecord("judge", T0 + 9, T0 + 12, judged)],
+                           passages={"d1#0": {"doc_id": "d1", "text": "p"}})
+    built = build_trace(row("q2"), records, "run1", "0", "n")
+    root, search, generate, judge = built.spans
+    seconds = [(s.end_time_ns - s.start_time_ns) / 1e9 for s in built.spans]
+    assert seconds == pytest.approx([1 + 2 + 1, 1, 2, 1])  # its search, a third of each batch
+    assert root.start_time_ns == search.start_time_ns == int((T0 + 1) * 1e9)  # its own search's start
+    assert (search.end_time_ns, generate.end_time_ns) == (generate.start_time_ns, judge.start_time_ns)
+    assert root.end_time_ns == judge.end_time_ns and built.info.execution_duration == 4000
+    assert generate.attributes["batch_size"] == 3 and generate.attributes["batch_seconds"] == 6.0
+    assert generate.attributes["batch_share_seconds"] == pytest.approx(2.0)
+    assert generate.events[0].timestamp == generate.start_time_ns + int(0.5e9)  # moved with its span

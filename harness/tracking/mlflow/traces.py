@@ -58,16 +58,16 @@ def build_trace(row: dict[str, Any], stages: StageRecords | None, run_id: str, e
     trace_hex = trace_id[3:]
     records = stages.spans_of(question_id) if stages is not None else []
     passages = stages.passages if stages is not None else {}
-    now = time.time()
-    start = min((span.start for span in records), default=now)
-    end = max((span.end for span in records), default=now)
     inputs = {"question": row.get("question", ""), "question_id": question_id}
     outputs = _root_output(row, passages)
     root = _hex(trace_hex, "root")
+    laid = _laid_out(records)
+    start = laid[0][1] if laid else time.time()
+    end = laid[-1][2] if laid else start
     spans = [_span(trace_hex, root, None, name, "CHAIN", start, end, inputs, outputs)]
-    for record in records:
+    for record, own_start, own_end in laid:
         spans.append(_span(trace_hex, _hex(trace_hex, record.name), root, record.name, SPAN_TYPES.get(record.kind,
-                           "UNKNOWN"), record.start, record.end, *_payload(record, passages), record))
+                           "UNKNOWN"), own_start, own_end, *_payload(record, passages), record))
     judged = [record for record in records if record.kind == "judging"]
     expected = stages.expected.get(question_id) if stages is not None else None
     info = TraceInfo(
@@ -79,6 +79,18 @@ def build_trace(row: dict[str, Any], stages: StageRecords | None, run_id: str, e
         tags={QUESTION_TAG: question_id, TraceTagKey.TRACE_NAME: name},
         assessments=assessments_for(row, judged, expected, trace_id, root, run_id))
     return BuiltTrace(question_id=question_id, info=info, spans=spans)
+
+
+def _laid_out(records: list[SpanRecord]) -> list[tuple[SpanRecord, float, float]]:
+    """Each span with the question's own stretch of it, one after the other from the first span's
+    start: a span of a batch (``batch_size`` questions) lasts its share of the batch. The root then
+    lasts the sum of its spans, what MLflow's latency charts read as the question's latency."""
+    laid, cursor = [], records[0].start if records else 0.0
+    for record in records:
+        own = max(record.end - record.start, 0.0) / max(int(record.attributes.get("batch_size") or 1), 1)
+        laid.append((record, cursor, cursor + own))
+        cursor += own
+    return laid
 
 
 def _root_output(row: dict[str, Any], passages: dict[str, dict[str, str]]) -> Any:
@@ -124,8 +136,11 @@ def _span(trace_hex: str, span_hex: str, parent_hex: str | None, name: str, span
             attributes[SpanAttributeKey.CHAT_USAGE] = {**record.usage, "total_tokens": sum(record.usage.values())}
         if record.kind == "generation" and record.attributes.get("model"):
             attributes[SpanAttributeKey.MODEL] = record.attributes["model"]
+        if record.attributes.get("batch_size"):
+            attributes["batch_share_seconds"] = round(end - start, 6)
         error = record.error
-        events = [{"name": event["name"], "time_unix_nano": _ns(event["time"]),
+        shift = start - record.start  # the span's events move with it
+        events = [{"name": event["name"], "time_unix_nano": _ns(min(max(event["time"] + shift, start), end)),
                    "attributes": dict(event.get("attributes") or {})} for event in record.events]
         if error:
             events.append({"name": "exception", "time_unix_nano": _ns(end),
