@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 from mlflow.tracking import MlflowClient
+from omegaconf import OmegaConf
 
 from harness.results.table import read_table
-from harness.tracking.mlflow.traces import QUESTION_TAG
+from harness.tracking.mlflow.traces import QUESTION_TAG, VALUES_ATTRIBUTE
 from harness.tracking.mlflow.store import open_client
 from tests.conftest import TINY_DATASET_OVERRIDES
 from tests.e2e.test_sweep import run_cli, split
@@ -25,6 +26,8 @@ from tests.services import start_mlflow_server
 pytestmark = pytest.mark.slow
 
 BROWSER = Path(__file__).resolve().parents[1] / "browser"
+# the leaderboard's columns: the metrics each trace has as assessments (tracking.trace_assessments)
+HEADLINE = list(OmegaConf.load(Path(__file__).resolve().parents[2] / "conf" / "config.yaml").report.headline)
 ANSWERS = {"t1": "Tokens expire after 3600 seconds.", "t2": "100 connections", "t3": "Fifty requests per hour.",
            "t4": "one day"}
 
@@ -80,8 +83,13 @@ def test_every_question_of_every_run_is_a_trace_with_its_spans_and_assessments(s
             assert [d["id"] for d in search.outputs] == row["retrieved_chunk_ids"]
             assert all(d["page_content"] and d["metadata"]["doc_id"] for d in search.outputs)
             assessments = {a.name: a for a in trace.info.assessments}
-            assert {key for key in row if "/" in key} <= set(assessments)  # every metric, by its key
-            assert all(assessments[k].value == pytest.approx(v) for k, v in row.items() if "/" in k and v is not None)
+            # the reported metrics (the leaderboard's columns) as Feedback by their key, the rest in the root span
+            metrics = {key for key in row if "/" in key}
+            reported = metrics & set(HEADLINE)
+            others = root.attributes.get(VALUES_ATTRIBUTE, {})
+            assert reported and reported <= set(assessments) and set(others) == metrics - set(assessments)
+            assert all(assessments[k].value == pytest.approx(v) for k, v in row.items() if k in reported and v is not None)
+            assert all(others[k] == pytest.approx(v) for k, v in row.items() if k in others and v is not None)
             assert assessments["expected_sources"].value == row["gold_doc_ids"]
             assert len(trace.info.assessments) == len(assessments)
             if "answer" in row:  # in the sample: answered

@@ -219,3 +219,24 @@ def test_a_trace_lasts_its_questions_own_time_with_its_share_of_each_batch():
     assert generate.attributes["batch_size"] == 3 and generate.attributes["batch_seconds"] == 6.0
     assert generate.attributes["batch_share_seconds"] == pytest.approx(2.0)
     assert generate.events[0].timestamp == generate.start_time_ns + int(0.5e9)  # moved with its span
+
+
+def test_only_the_reported_metrics_and_the_judges_scores_are_assessments_the_rest_one_root_attribute():
+    from harness.tracking.mlflow.traces import VALUES_ATTRIBUTE
+    from harness.tracking.trace_policy import TraceContent
+
+    records = stages(["q1"], {"q1"})
+    records.passages["d1#0"]["text"] = "a long first passage"
+    built = build_trace(row("q1"), records, "run1", "0", "n", TraceContent(("retrieval/mrr",), passage_chars=6))
+    assert sorted(a.name for a in built.info.assessments) == [
+        "expected_response", "expected_sources", "judge/answer_score", "judge/likelihood_correctness",
+        "retrieval/mrr"]  # the reported metric, each judge's score (its reply the rationale), the gold
+    assert {a.name: a.rationale for a in built.info.assessments}["judge/answer_score"] == "Score: 8"
+    root, search = built.spans[:2]
+    assert root.attributes[VALUES_ATTRIBUTE] == {"retrieval/ndcg_at_5": 1.0, "answer/f1": 0.5}
+    assert [(d["page_content"], d["metadata"].get("truncated")) for d in search.outputs] == [
+        ("a long", True), ("second", True)]
+    assert records.passages["d1#0"]["text"] == "a long first passage"  # the records keep it whole
+    whole = build_trace(row("q1"), records, "run1", "0", "n")  # null: every metric, texts whole
+    assert VALUES_ATTRIBUTE not in whole.spans[0].attributes
+    assert whole.spans[1].outputs[0]["page_content"] == "a long first passage"
