@@ -89,6 +89,12 @@ class Tracker:
         before their traces were). ``fresh``: the run has none of them yet (a race's round, the
         questions it adds), so it is not read first."""
 
+    def write_traces(self, run_id: str, result, name: str, question_ids: list[str] | None = None) -> int:
+        """Writes here and now the traces run ``run_id`` lacks of these questions of ``result`` (None:
+        those ``tracking.traces`` picks); returns how many (``harness traces``). LookupError where
+        the store holds no traces; a failure raises, naming the store and why."""
+        raise LookupError(f"{self.describe()} holds no traces")
+
     def flush(self) -> list[str]:
         """Waits for what is still being written in the background (a sweep's traces); returns a
         line per job whose part of it could not be written."""

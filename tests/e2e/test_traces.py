@@ -123,6 +123,36 @@ def test_sync_writes_the_traces_a_run_lacks_and_none_twice(sweep, tmp_path):
             assert all(len({a.name for a in t.info.assessments}) == n for t, n in zip(traces, counts))
 
 
+def harness_traces(sweep: Path, *args: str) -> list[str]:
+    done = subprocess.run([sys.executable, "-m", "harness", "traces", *args], cwd=sweep, capture_output=True,
+                          text=True, timeout=600, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout.strip().splitlines()
+
+
+def test_harness_traces_writes_the_questions_a_run_lacks_as_they_were_and_none_twice(sweep):
+    client, (run, other) = children_of(sweep)
+    before = {t.info.tags[QUESTION_TAG]: t for t in traces_of(client, run)}
+    client.delete_traces(run.info.experiment_id, trace_ids=[before[q].info.trace_id for q in ("t1", "t2", "t3")])
+    name = run.info.run_name
+    lines = harness_traces(sweep, str(sweep / "sweep"), "--questions", "t2")
+    assert f"{name} ({run.info.run_id}): 1 trace(s) written" in lines and lines[-1] == "Wrote 1 trace(s) into 2 run(s)"
+    assert [t.info.tags[QUESTION_TAG] for t in traces_of(client, run)] == ["t2", "t4"]
+    # one run's folder: every question it lacks, then nothing twice
+    folder = Path(run.data.tags["harness.output_dir"])
+    assert harness_traces(sweep, str(folder), "--all") == [f"{name} ({run.info.run_id}): 2 trace(s) written",
+                                                            "Wrote 2 trace(s) into 1 run(s)"]
+    assert harness_traces(sweep, str(sweep / "sweep"), "--all")[-1] == "Wrote 0 trace(s) into 2 run(s)"
+    after = {t.info.tags[QUESTION_TAG]: t for t in traces_of(client, run)}
+    for qid, trace in before.items():  # the same content as the traces written when the run was logged
+        again = after[qid]
+        assert again.info.trace_id == trace.info.trace_id
+        assert sorted((a.name, json.dumps(a.value)) for a in again.info.assessments) == sorted(
+            (a.name, json.dumps(a.value)) for a in trace.info.assessments)
+        assert [(s.name, s.inputs, s.outputs, s.end_time_ns - s.start_time_ns) for s in again.data.spans] == [
+            (s.name, s.inputs, s.outputs, s.end_time_ns - s.start_time_ns) for s in trace.data.spans]
+
+
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed: no headless browser")
 def test_the_mlflow_ui_lists_a_runs_questions_with_their_metrics_and_pairs_them_across_runs(sweep, tmp_path):
     if not (BROWSER / "node_modules").is_dir():

@@ -208,6 +208,21 @@ class MLflowTracker(Tracker):
         mlflow_trace_writer.log_traces(self.tracking_uri, rows, self.trace_content, self._experiment(), run_id,
                                        result, name, self._retrying, self.background_traces_from, fresh)
 
+    def write_traces(self, run_id: str, result: RunResult, name: str, question_ids: list[str] | None = None) -> int:
+        if question_ids is None:
+            rows = self.trace_policy.select(result.rows, list(self.trace_content.assessments or ()))
+        else:
+            wanted = set(question_ids)
+            rows = [row for row in result.rows if row["question_id"] in wanted]
+        writer = mlflow_trace_writer.writer_for(self.tracking_uri)
+        experiment_id = self._client.get_run(run_id).info.experiment_id  # the run that owns them
+        written = writer.write(mlflow_trace_writer.TraceJob(experiment_id, run_id, name, rows, result.stages,
+                                                            self._retrying, content=self.trace_content))
+        failures = writer.flush()
+        if failures:
+            raise StoreRefused(failures[-1])
+        return written
+
     def flush(self) -> list[str]:
         return mlflow_trace_writer.pending_failures(self.tracking_uri)
 
