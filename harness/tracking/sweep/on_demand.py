@@ -3,6 +3,7 @@ yet, from the job folders' own records, into the runs that own them."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,8 +48,6 @@ def runs_of(folder: Path) -> tuple[Path, list[dict[str, Any]]]:
     summary = folder / sweep.JOB_SUMMARY
     config = folder / ".hydra" / "config.yaml"
     if summary.is_file() and config.is_file():
-        import json
-
         return config, [json.loads(summary.read_text(encoding="utf-8"))]
     raise FileNotFoundError(f"{folder} is neither a sweep's folder (multirun.yaml) nor a run's folder "
                             f"({sweep.JOB_SUMMARY} and .hydra/config.yaml)")
