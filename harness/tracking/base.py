@@ -83,11 +83,12 @@ class Tracker:
         and closes it; returns its id."""
         return None
 
-    def log_traces(self, run_id: str, result, name: str, fresh: bool = False) -> None:
+    def log_traces(self, run_id: str, result, name: str, fresh: bool = False) -> int | None:
         """Records the job's questions (``result``: its RunResult) that run ``run_id`` lacks, one
         trace each (:meth:`log_job` does it for a job it logs; ``harness sync`` for runs logged
         before their traces were). ``fresh``: the run has none of them yet (a race's round, the
-        questions it adds), so it is not read first."""
+        questions it adds), so it is not read first. Returns how many traces it wrote, or None
+        where they were queued for the background writer (:meth:`flush` waits)."""
 
     def write_traces(self, run_id: str, result, name: str, question_ids: list[str] | None = None) -> int:
         """Writes here and now the traces run ``run_id`` lacks of these questions of ``result`` (None:

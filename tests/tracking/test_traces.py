@@ -110,6 +110,7 @@ def test_the_writer_writes_each_question_once_and_fills_what_a_run_lacks(tmp_pat
         return sorted(t.info.tags[QUESTION_TAG] for t in found)
 
     assert traced() == ["q1", "q2"]
+    assert tracker.log_traces(run_id, result, "retriever=bm25") == 0  # how many it wrote (what sync can report)
     writer = TraceWriter(uri)
     longer = [row("q1"), row("q2", False), row("q3", False)]  # a race's next round: one question more
     assert writer.write(TraceJob(experiment, run_id, "retriever=bm25", longer, records)) == 1

@@ -185,20 +185,20 @@ def _write_elsewhere(tracking_uri: str, job: TraceJob) -> list[str]:
 
 def log_traces(tracking_uri: str, rows: list[dict[str, Any]], content: TraceContent, experiment_id: str, run_id: str,
                result: RunResult, name: str, retry: Callable[[Callable[[], Any], str], Any], background_from: int = 0,
-               fresh: bool = False) -> None:
+               fresh: bool = False) -> int | None:
     """Writes the traces of ``rows`` (the job's questions that get one now) its run lacks: in the
     background in the process that runs a sweep's jobs one after another (the next job computes
     meanwhile; :func:`pending_failures` waits) when the job has at least ``background_from`` of them
     or the writer process already runs, else before returning (as for a single run, ``harness
-    sync``, a parallel launcher's worker)."""
+    sync``, a parallel launcher's worker). Returns how many it wrote, None where they were queued."""
     if not rows:
-        return
+        return 0
     job = TraceJob(experiment_id, run_id, name, rows, result.stages, retry, fresh, content)
     writer = writer_for(tracking_uri)
     if OPEN.sweep_id is not None:
         writer.submit(job, background_from)
-    else:
-        writer.write(job)
+        return None
+    return writer.write(job)
 
 
 _WRITERS: dict[str, TraceWriter] = {}

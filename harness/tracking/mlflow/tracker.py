@@ -203,9 +203,9 @@ class MLflowTracker(Tracker):
         finally:
             client.set_terminated(run_id, status=outcome.status)
 
-    def log_traces(self, run_id: str, result: RunResult, name: str, fresh: bool = False) -> None:
+    def log_traces(self, run_id: str, result: RunResult, name: str, fresh: bool = False) -> int | None:
         rows = self.trace_policy.select(result.rows, list(self.trace_content.assessments or ()))
-        mlflow_trace_writer.log_traces(self.tracking_uri, rows, self.trace_content, self._experiment(), run_id,
+        return mlflow_trace_writer.log_traces(self.tracking_uri, rows, self.trace_content, self._experiment(), run_id,
                                        result, name, self._retrying, self.background_traces_from, fresh)
 
     def write_traces(self, run_id: str, result: RunResult, name: str, question_ids: list[str] | None = None) -> int:
