@@ -1,6 +1,8 @@
-"""What the question traces cost `make run`'s sweep (issue 35): the demo sweep with and without them.
+"""What the question traces cost `make run`'s sweep (issue 35): the demo sweep with and without them;
+and a 10,000-question single run (issue 45, ``--scale``: :mod:`tracing_scale`).
 
     python benchmarks/tracing.py --repeats 1 [--json FILE] [-- extra sweep overrides]
+    python benchmarks/tracing.py --scale 10000 [--postgres] [--cold] [--json FILE] [-- extra overrides]
 
 Per repeat, in alternating order, each variant (``tracking.traces=none`` and ``all``) runs the demo
 sweep from a fresh cache and MLflow store (cold), then the identical re-run (warm, every answer and
@@ -31,6 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 HARNESS = [sys.executable, "-m", "harness", "experiment=demo_sweep"]
 VARIANTS = ("none", "all")
 
@@ -128,8 +131,23 @@ def main() -> None:
     parser.add_argument("--naive", type=int, default=20, help="questions written naively (0: skip)")
     parser.add_argument("--cache", type=Path, help="a filled cache: measure only the re-runs, on it")
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "tracing.json")
+    parser.add_argument("--scale", type=int, default=0,
+                        help="questions of a SQuAD-shaped single run: tracking.traces none/auto/all (0: the demo sweep)")
+    parser.add_argument("--postgres", action="store_true", help="--scale: into mlflow server on PostgreSQL")
+    parser.add_argument("--cold", action="store_true", help="--scale: each run from an empty cache")
     parser.add_argument("extra", nargs="*", help="overrides for the sweep (after --), e.g. chunker=recursive")
     args = parser.parse_args()
+    if args.scale:
+        from tracing_scale import measure
+
+        report = {"command": "python benchmarks/tracing.py " + " ".join(sys.argv[1:]),
+                  **measure(args.scale, args.postgres, args.cold, args.extra)}
+        print(json.dumps(report, indent=2))
+        out = args.json if "--json" in sys.argv else args.json.with_name(
+            f"tracing_scale{'_postgres' if args.postgres else ''}.json")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=2))
+        return
     runs: dict[str, dict[str, list]] = {v: {"cold": [], "warm": []} for v in VARIANTS}
     with tempfile.TemporaryDirectory(prefix="harness-tracing-") as tmp:
         last = None

@@ -48,7 +48,8 @@ def _postgres_user() -> tuple[list[str], int | None]:
 
 @contextmanager
 def postgres() -> Iterator[str]:
-    """A fresh PostgreSQL cluster; yields the URI of an empty database (driver: psycopg2)."""
+    """A fresh PostgreSQL cluster; yields the URI of an empty database, written as MLflow's docs
+    write it (``postgresql://``: SQLAlchemy's default driver, psycopg 3)."""
     prefix, uid = _postgres_user()
     # Its own folder under /tmp (pytest's tmp_path is private to root) with a short socket path.
     root = Path(tempfile.mkdtemp(prefix="pg"))
@@ -62,7 +63,7 @@ def postgres() -> Iterator[str]:
             "-o", f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off", "start")
         try:
             run("createdb", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "mlflow")
-            yield f"postgresql+psycopg2://postgres@127.0.0.1:{port}/mlflow"
+            yield f"postgresql://postgres@127.0.0.1:{port}/mlflow"
         finally:
             subprocess.run([*prefix, "pg_ctl", "-D", str(data), "-m", "immediate", "-w", "stop"],
                            capture_output=True, timeout=60)

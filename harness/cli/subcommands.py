@@ -20,6 +20,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "report": ("harness.cli.report",
                "one self-contained HTML file for a sweep or run: leaderboard, statistics, answers"),
     "sync": ("harness.cli.sync", "log a sweep's results that never reached the tracking server"),
+    "traces": ("harness.cli.traces", "write the MLflow traces a run or sweep lacks (--all, or --questions ID ...)"),
     "synth": ("harness.cli.synth", "write a question set from your own documents (cloze or llm), filtered"),
 }
 

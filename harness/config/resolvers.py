@@ -111,7 +111,20 @@ def harness_groups() -> str:
     return "\n".join(lines)
 
 
+def reported_metrics(headline, primary=None, guards=None) -> list[str]:
+    """The metrics a sweep reports: the primary metric, the leaderboard's columns, the guards'.
+
+    Example: ``${reported_metrics:${report.headline},${oc.select:stats.primary.name,null},${oc.select:stats.guards,[]}}``.
+    """
+    names = [primary] if primary else []
+    names += list(headline or [])
+    names += [guard["name"] if hasattr(guard, "items") else str(guard) for guard in guards or []]
+    return list(dict.fromkeys(str(name) for name in names))
+
+
 def register_resolvers() -> None:
+    if not OmegaConf.has_resolver("reported_metrics"):  # its arguments are interpolations: not cached
+        OmegaConf.register_new_resolver("reported_metrics", reported_metrics)
     resolvers = {"package_path": package_path, "project_path": project_path, "price_row": price_row,
                  "harness_version": harness_version, "sweep_token": sweep_token, "harness_groups": harness_groups}
     for name, fn in resolvers.items():

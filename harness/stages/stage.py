@@ -9,6 +9,7 @@ stage's wall-clock window and, per question, the spans the stage says it made
 from __future__ import annotations
 
 import time
+from collections import Counter
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -106,5 +107,18 @@ def run_stage(stage: Stage, state: PipelineState) -> StageRecord:
     state.timings[stage.name] = round(seconds, 4)
     clock.end = clock.start + seconds
     spans = {record.question.id: stage.spans(record, clock) for record in state.records}
+    note_batches(spans)
     return StageRecord(name=stage.name, start=clock.start, end=clock.end,
                        spans={question_id: found for question_id, found in spans.items() if found})
+
+
+def note_batches(spans: dict[str, list[SpanRecord]]) -> None:
+    """Marks the spans that share their stretch with other questions' (a batch: one generation call
+    for many questions, a rubric's judging, the scoring): ``batch_size`` questions in ``batch_seconds``.
+    A question's trace then counts its share of the batch, not the whole batch, as its time."""
+    sizes = Counter((span.name, span.start, span.end) for found in spans.values() for span in found)
+    for found in spans.values():
+        for span in found:
+            size = sizes[(span.name, span.start, span.end)]
+            if size > 1:
+                span.attributes.update(batch_size=size, batch_seconds=round(span.end - span.start, 6))

@@ -109,9 +109,15 @@ class Tracker:
         """Records the job's questions (``result``: its RunResult) that run ``run_id`` lacks, one
         trace each (:meth:`log_job` does it for a job it logs; ``harness sync`` for runs logged
         before their traces were). ``fresh``: the run has none of them yet (a race's round, the
-        questions it adds), so it is not read first. Returns how many it wrote, None when they are
-        written in the background."""
+        questions it adds), so it is not read first. Returns how many traces it wrote, or None
+        where they were queued for the background writer (:meth:`flush` waits)."""
         return 0
+
+    def write_traces(self, run_id: str, result, name: str, question_ids: list[str] | None = None) -> int:
+        """Writes here and now the traces run ``run_id`` lacks of these questions of ``result`` (None:
+        those ``tracking.traces`` picks); returns how many (``harness traces``). LookupError where
+        the store holds no traces; a failure raises, naming the store and why."""
+        raise LookupError(f"{self.describe()} holds no traces")
 
     def written(self, run_id: str) -> Written:
         """What this tracker has written into run ``run_id`` so far (``harness sync``'s report)."""

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 from mlflow.tracking import MlflowClient
+from omegaconf import OmegaConf
 
 from harness.results.table import read_table
-from harness.tracking.mlflow.traces import QUESTION_TAG
+from harness.tracking.mlflow.traces import QUESTION_TAG, VALUES_ATTRIBUTE
 from harness.tracking.mlflow.store import open_client
 from tests.conftest import TINY_DATASET_OVERRIDES
 from tests.e2e.test_sweep import run_cli, split
@@ -25,6 +26,8 @@ from tests.services import start_mlflow_server
 pytestmark = pytest.mark.slow
 
 BROWSER = Path(__file__).resolve().parents[1] / "browser"
+# the leaderboard's columns: the metrics each trace has as assessments (tracking.trace_assessments)
+HEADLINE = list(OmegaConf.load(Path(__file__).resolve().parents[2] / "conf" / "config.yaml").report.headline)
 ANSWERS = {"t1": "Tokens expire after 3600 seconds.", "t2": "100 connections", "t3": "Fifty requests per hour.",
            "t4": "one day"}
 
@@ -70,14 +73,23 @@ def test_every_question_of_every_run_is_a_trace_with_its_spans_and_assessments(s
             assert trace.info.trace_metadata["mlflow.sourceRun"] == run.info.run_id
             root = trace.data.spans[0]
             assert root.parent_id is None and root.inputs == {"question": row["question"], "question_id": qid}
+            # the question's own time: the root lasts the sum of its spans (a batch's share each), not the job
+            own = sum(span.end_time_ns - span.start_time_ns for span in trace.data.spans[1:]) / 1e6
+            assert own - 1 <= trace.info.execution_duration <= own + 5
+            assert (root.end_time_ns - root.start_time_ns) / 1e6 == pytest.approx(own, abs=1)
             spans = {span.name: span for span in trace.data.spans[1:]}
             search = spans["search"]
             assert search.span_type == "RETRIEVER"
             assert [d["id"] for d in search.outputs] == row["retrieved_chunk_ids"]
             assert all(d["page_content"] and d["metadata"]["doc_id"] for d in search.outputs)
             assessments = {a.name: a for a in trace.info.assessments}
-            assert {key for key in row if "/" in key} <= set(assessments)  # every metric, by its key
-            assert all(assessments[k].value == pytest.approx(v) for k, v in row.items() if "/" in k and v is not None)
+            # the reported metrics (the leaderboard's columns) as Feedback by their key, the rest in the root span
+            metrics = {key for key in row if "/" in key}
+            reported = metrics & set(HEADLINE)
+            others = root.attributes.get(VALUES_ATTRIBUTE, {})
+            assert reported and reported <= set(assessments) and set(others) == metrics - set(assessments)
+            assert all(assessments[k].value == pytest.approx(v) for k, v in row.items() if k in reported and v is not None)
+            assert all(others[k] == pytest.approx(v) for k, v in row.items() if k in others and v is not None)
             assert assessments["expected_sources"].value == row["gold_doc_ids"]
             assert len(trace.info.assessments) == len(assessments)
             if "answer" in row:  # in the sample: answered
@@ -113,6 +125,36 @@ def test_sync_writes_the_traces_a_run_lacks_and_none_twice(sweep, tmp_path):
             assert [t.info.tags[QUESTION_TAG] for t in traces] == ["t1", "t2", "t3", "t4"]
             counts = [len(t.info.assessments) for t in traces]
             assert all(len({a.name for a in t.info.assessments}) == n for t, n in zip(traces, counts))
+
+
+def harness_traces(sweep: Path, *args: str) -> list[str]:
+    done = subprocess.run([sys.executable, "-m", "harness", "traces", *args], cwd=sweep, capture_output=True,
+                          text=True, timeout=600, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout.strip().splitlines()
+
+
+def test_harness_traces_writes_the_questions_a_run_lacks_as_they_were_and_none_twice(sweep):
+    client, (run, other) = children_of(sweep)
+    before = {t.info.tags[QUESTION_TAG]: t for t in traces_of(client, run)}
+    client.delete_traces(run.info.experiment_id, trace_ids=[before[q].info.trace_id for q in ("t1", "t2", "t3")])
+    name = run.info.run_name
+    lines = harness_traces(sweep, str(sweep / "sweep"), "--questions", "t2")
+    assert f"{name} ({run.info.run_id}): 1 trace(s) written" in lines and lines[-1] == "Wrote 1 trace(s) into 2 run(s)"
+    assert [t.info.tags[QUESTION_TAG] for t in traces_of(client, run)] == ["t2", "t4"]
+    # one run's folder: every question it lacks, then nothing twice
+    folder = Path(run.data.tags["harness.output_dir"])
+    assert harness_traces(sweep, str(folder), "--all") == [f"{name} ({run.info.run_id}): 2 trace(s) written",
+                                                            "Wrote 2 trace(s) into 1 run(s)"]
+    assert harness_traces(sweep, str(sweep / "sweep"), "--all")[-1] == "Wrote 0 trace(s) into 2 run(s)"
+    after = {t.info.tags[QUESTION_TAG]: t for t in traces_of(client, run)}
+    for qid, trace in before.items():  # the same content as the traces written when the run was logged
+        again = after[qid]
+        assert again.info.trace_id == trace.info.trace_id
+        assert sorted((a.name, json.dumps(a.value)) for a in again.info.assessments) == sorted(
+            (a.name, json.dumps(a.value)) for a in trace.info.assessments)
+        assert [(s.name, s.inputs, s.outputs, s.end_time_ns - s.start_time_ns) for s in again.data.spans] == [
+            (s.name, s.inputs, s.outputs, s.end_time_ns - s.start_time_ns) for s in trace.data.spans]
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed: no headless browser")

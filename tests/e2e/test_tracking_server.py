@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import requests
+from mlflow.tracking import MlflowClient
 
 from harness.cli.annotate import main as annotate
 from harness.cli.compare import main as compare
@@ -101,7 +102,6 @@ def artifact_text(uri: str, run_id: str, path: str) -> str:
 
 def traced_questions(uri: str, run: dict) -> list[str]:
     """The questions of the run's traces, read through the server, each with its spans and assessments."""
-    from mlflow.tracking import MlflowClient
 
     traces = MlflowClient(uri).search_traces(locations=[run["info"]["experiment_id"]], run_id=run["info"]["run_id"],
                                              max_results=100)
@@ -212,3 +212,24 @@ def test_a_server_lost_mid_sweep_keeps_the_results_and_sync_logs_them(database, 
     done = harness(tmp_path, "sync", str(tmp_path / "sweep"), f"tracking.tracking_uri={other}")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "Parent run" in done.stdout and "(2 created, 0 completed, 0 logged before)" in done.stdout
+
+
+def test_a_postgresql_uri_as_mlflow_writes_it_takes_a_jobs_run_and_traces(database, tmp_path):
+    """``postgresql://`` (no driver named, as in MLflow's docs): the store itself as tracking URI."""
+    from harness.results.records import RunResult
+    from harness.tracking.mlflow.tracker import MLflowTracker
+    from harness.tracking.outcome import JobInfo, JobOutcome
+    from tests.tracking.test_traces import row, stages
+
+    assert database.startswith("postgresql://")
+    tracker = MLflowTracker(database, "postgres-direct", str(tmp_path / "mlruns"), ui_hint=False, traces="auto")
+    result = RunResult(dataset="tiny", dataset_sha256="abc", rows=[row("q1"), row("q2", False)], metrics={},
+                       stages=stages(["q1", "q2"], {"q1"}))
+    result.write(tmp_path / "job")
+    info = JobInfo(name="retriever=bm25", choices={}, overrides=[], params={}, config_yaml="")
+    run_id = tracker.log_job(JobOutcome(status="FINISHED", output_dir=tmp_path / "job", result=result), info, None)
+    assert tracker.flush() == []
+    client = MlflowClient(database)
+    found = client.search_traces(locations=[client.get_run(run_id).info.experiment_id], run_id=run_id)
+    assert sorted(t.info.tags["harness.question_id"] for t in found) == ["q1", "q2"]
+    assert all(t.data.spans and t.info.assessments for t in found)

@@ -110,6 +110,7 @@ def test_the_writer_writes_each_question_once_and_fills_what_a_run_lacks(tmp_pat
         return sorted(t.info.tags[QUESTION_TAG] for t in found)
 
     assert traced() == ["q1", "q2"]
+    assert tracker.log_traces(run_id, result, "retriever=bm25") == 0  # how many it wrote (what sync can report)
     writer = TraceWriter(uri)
     longer = [row("q1"), row("q2", False), row("q3", False)]  # a race's next round: one question more
     assert writer.write(TraceJob(experiment, run_id, "retriever=bm25", longer, records)) == 1
@@ -143,12 +144,12 @@ def test_a_store_that_refuses_the_traces_leaves_the_run_logged_and_says_why_in_o
     assert writer.flush() == []
 
 
-@pytest.mark.parametrize("mode, expected", [("all", ["q1", "q2"]), ("answered", ["q1"]), ("none", [])])
+@pytest.mark.parametrize("mode, expected", [("all", ["q1", "q2"]), ("answered", ["q1"]), ("none", []),
+                                            ("auto", ["q1", "q2"])])
 def test_tracking_traces_chooses_the_questions(mode, expected):
-    from harness.config.schemas.choices import Traces
-    from harness.tracking.mlflow.trace_writer import trace_rows
+    from harness.tracking.trace_policy import TracePolicy
 
-    assert [r["question_id"] for r in trace_rows([row("q1"), row("q2", False)], Traces(mode))] == expected
+    assert [r["question_id"] for r in TracePolicy(mode).select([row("q1"), row("q2", False)])] == expected
 
 
 def test_the_stage_records_come_back_from_the_job_folder_as_they_were(tmp_path):
@@ -188,3 +189,55 @@ def test_a_sweep_writes_a_small_jobs_traces_itself_and_a_large_jobs_in_the_write
     assert writer.flush() == [] and [traced(large.run_id), traced(later.run_id)] == [3, 1]
     assert len(writer._pool._processes) == 1
     writer._pool.shutdown()
+
+
+def test_a_trace_lasts_its_questions_own_time_with_its_share_of_each_batch():
+    from harness.stages.stage import note_batches
+
+    qids = ["q1", "q2", "q3"]
+    # the search question by question (1 s each), the answers in one 6 s batch, every judgement in one 3 s batch
+    searched = {q: [SpanRecord("search", "retrieval", T0 + i, T0 + i + 1, documents=[("d1#0", 2.0)])]
+                for i, q in enumerate(qids)}
+    answered = {q: [SpanRecord("generate with_context", "generation", T0 + 3, T0 + 9, outputs="x",
+                               events=[{"name": "first token", "time": T0 + 3.5, "attributes": {}}])] for q in qids}
+    judged = {q: [SpanRecord("judge answer_score/with_context", "judging", T0 + 9, T0 + 12,
+                             attributes={"judge": "j", "values": {"answer_score": 8.0}, "reply": "8"})] for q in qids}
+    for spans in (searched, answered, judged):
+        note_batches(spans)
+    assert "batch_size" not in searched["q2"][0].attributes
+    assert answered["q2"][0].attributes == {"batch_size": 3, "batch_seconds": 6.0}
+    records = StageRecords(stages=[StageRecord("search", T0, T0 + 3, searched),
+                                   StageRecord("generate", T0 + 3, T0 + 9, answered),
+                                   StageRecord("judge", T0 + 9, T0 + 12, judged)],
+                           passages={"d1#0": {"doc_id": "d1", "text": "p"}})
+    built = build_trace(row("q2"), records, "run1", "0", "n")
+    root, search, generate, judge = built.spans
+    seconds = [(s.end_time_ns - s.start_time_ns) / 1e9 for s in built.spans]
+    assert seconds == pytest.approx([1 + 2 + 1, 1, 2, 1])  # its search, a third of each batch
+    assert root.start_time_ns == search.start_time_ns == int((T0 + 1) * 1e9)  # its own search's start
+    assert (search.end_time_ns, generate.end_time_ns) == (generate.start_time_ns, judge.start_time_ns)
+    assert root.end_time_ns == judge.end_time_ns and built.info.execution_duration == 4000
+    assert generate.attributes["batch_size"] == 3 and generate.attributes["batch_seconds"] == 6.0
+    assert generate.attributes["batch_share_seconds"] == pytest.approx(2.0)
+    assert generate.events[0].timestamp == generate.start_time_ns + int(0.5e9)  # moved with its span
+
+
+def test_only_the_reported_metrics_and_the_judges_scores_are_assessments_the_rest_one_root_attribute():
+    from harness.tracking.mlflow.traces import VALUES_ATTRIBUTE
+    from harness.tracking.trace_policy import TraceContent
+
+    records = stages(["q1"], {"q1"})
+    records.passages["d1#0"]["text"] = "a long first passage"
+    built = build_trace(row("q1"), records, "run1", "0", "n", TraceContent(("retrieval/mrr",), passage_chars=6))
+    assert sorted(a.name for a in built.info.assessments) == [
+        "expected_response", "expected_sources", "judge/answer_score", "judge/likelihood_correctness",
+        "retrieval/mrr"]  # the reported metric, each judge's score (its reply the rationale), the gold
+    assert {a.name: a.rationale for a in built.info.assessments}["judge/answer_score"] == "Score: 8"
+    root, search = built.spans[:2]
+    assert root.attributes[VALUES_ATTRIBUTE] == {"retrieval/ndcg_at_5": 1.0, "answer/f1": 0.5}
+    assert [(d["page_content"], d["metadata"].get("truncated")) for d in search.outputs] == [
+        ("a long", True), ("second", True)]
+    assert records.passages["d1#0"]["text"] == "a long first passage"  # the records keep it whole
+    whole = build_trace(row("q1"), records, "run1", "0", "n")  # null: every metric, texts whole
+    assert VALUES_ATTRIBUTE not in whole.spans[0].attributes
+    assert whole.spans[1].outputs[0]["page_content"] == "a long first passage"

@@ -35,8 +35,11 @@ class Correction(StrEnum):
 
 
 class Traces(StrEnum):
-    """Which questions of a job get an MLflow trace: every one, those answered, or none."""
+    """Which questions of a job get an MLflow trace: ``auto`` (every one up to ``tracking.traces_max``,
+    then a sample and the questions a person opens first: :mod:`harness.tracking.trace_policy`), every
+    one, those answered, or none."""
 
+    auto = "auto"
     all = "all"
     answered = "answered"
     none = "none"

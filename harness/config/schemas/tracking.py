@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 from omegaconf import MISSING
 
 from harness.config.schemas.base import TargetSchema
-from harness.config.schemas.choices import Traces
+from harness.config.schemas.choices import Direction, Traces
 
 
 @dataclass
@@ -32,6 +32,14 @@ class MLflowTrackingSchema(TargetSchema):
     ui_hint: bool = MISSING
     server: TrackingServerSchema = field(default_factory=TrackingServerSchema)
     traces: Traces = MISSING
+    traces_max: int = MISSING
+    traces_worst: int = MISSING
+    traces_seed: int = MISSING
+    traces_primary: Optional[str] = None
+    traces_primary_direction: Direction = Direction.higher
+    # a list of metric names, or null (typed Any: a resolver call fills it)
+    trace_assessments: Any = None
+    trace_passage_chars: int = MISSING
     background_traces_from: int = MISSING
 
 

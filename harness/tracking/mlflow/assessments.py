@@ -2,8 +2,11 @@
 
 * the gold answer as an Expectation ``expected_response`` and the gold documents as an Expectation
   ``expected_sources`` (source HUMAN: the dataset's authors, named by the dataset);
-* every per-question metric of the row as a Feedback named by its key (``retrieval/ndcg_at_5``),
-  source CODE ``harness``;
+* each reported metric of the row (``tracking.trace_assessments``: the leaderboard's columns, the
+  primary and guard metrics; all of them when that is null) as a Feedback named by its key
+  (``retrieval/ndcg_at_5``), source CODE ``harness``; the row's other metrics are not assessments
+  (the trace's root span holds them, :func:`other_values`): a row per value and question in the
+  store for what nobody charts is what made a large run's store grow by 42 KB a question;
 * a metric that a judge's judgement gave (the judge suite's columns) as a Feedback whose source is
   the judge model (LLM_JUDGE) and whose rationale is the judge's raw reply; where the judgement
   failed (the call failed, the reply stayed unparsable) the Feedback carries the error, never a value.
@@ -24,9 +27,10 @@ NO_VALUE = "NO_VALUE"
 
 
 def assessments_for(row: dict[str, Any], judged: list[SpanRecord], expected: dict[str, Any] | None, trace_id: str,
-                    span_id: str, run_id: str) -> list:
+                    span_id: str, run_id: str, assessed: tuple[str, ...] | None = None) -> list:
     """The assessments of the question whose table row is ``row``; ``judged`` are its judging
-    spans, ``expected`` its gold (``{"response", "sources"}``; None: read from the row)."""
+    spans, ``expected`` its gold (``{"response", "sources"}``; None: read from the row), ``assessed``
+    the metrics that are Feedback besides the judges' (None: every metric)."""
     from mlflow.entities import AssessmentError, AssessmentSource, Expectation, Feedback
     from mlflow.tracing.constant import AssessmentMetadataKey
 
@@ -38,11 +42,13 @@ def assessments_for(row: dict[str, Any], judged: list[SpanRecord], expected: dic
             for name, value in (("expected_response", gold.get("response")), ("expected_sources", gold.get("sources")))
             if value not in (None, "", [])]
     code = AssessmentSource("CODE", HARNESS)
-    by_column = {column: span for span in judged for column in span.attributes.get("values", {})}
+    by_column = judged_columns(judged)
     for key, value in row.items():
-        if "/" not in key or not isinstance(value, (int, float, str, bool, type(None))):
+        if not _metric(key, value):
             continue
         span = by_column.get(key.split("/", 1)[1])
+        if span is None and assessed is not None and key not in assessed:
+            continue
         if span is not None:
             source = AssessmentSource("LLM_JUDGE", str(span.attributes.get("judge") or "judge"))
             rationale = span.attributes.get("reply")
@@ -55,6 +61,24 @@ def assessments_for(row: dict[str, Any], judged: list[SpanRecord], expected: dic
         else:
             made.append(Feedback(name=key, value=value, source=source, rationale=rationale, **common))
     return made
+
+
+def other_values(row: dict[str, Any], judged: list[SpanRecord], assessed: tuple[str, ...] | None) -> dict[str, Any]:
+    """The row's metrics that are no assessment: what the root span's ``harness.values`` holds."""
+    if assessed is None:
+        return {}
+    by_column = judged_columns(judged)
+    return {key: value for key, value in row.items() if _metric(key, value) and key not in assessed
+            and key.split("/", 1)[1] not in by_column}
+
+
+def judged_columns(judged: list[SpanRecord]) -> dict[str, SpanRecord]:
+    """A judge suite's column (``answer_score``) -> the judging span that gave it."""
+    return {column: span for span in judged for column in span.attributes.get("values", {})}
+
+
+def _metric(key: str, value: Any) -> bool:
+    return "/" in key and isinstance(value, (int, float, str, bool, type(None)))
 
 
 def _missing_reason(row: dict[str, Any]) -> str:

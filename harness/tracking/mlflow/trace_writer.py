@@ -29,12 +29,12 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from harness.config.schemas.choices import Traces
 from harness.config.secrets import redact_text
 from harness.log_filters import FILE_ONLY
 from harness.results.records import RunResult
 from harness.results.stage_records import StageRecords
 from harness.tracking.sweep.interruption import OPEN
+from harness.tracking.trace_policy import TraceContent
 from harness.tracking.mlflow.traces import QUESTION_TAG, BuiltTrace, build_trace
 from harness.tracking.mlflow.store import one_line, quiet_database_errors, shown
 
@@ -60,6 +60,8 @@ class TraceJob:
     retry: Callable[[Callable[[], Any], str], Any] | None = None
     # None of these questions has a trace in the run yet (a race's round, its new questions): no look-up.
     fresh: bool = False
+    # What the traces hold beyond their spans (assessed metrics, passage length).
+    content: TraceContent = TraceContent()
 
 
 class TraceWriter:
@@ -130,7 +132,7 @@ class TraceWriter:
         logged = {} if job.fresh else self._logged(job.experiment_id, job.run_id)
         todo = [row for row in job.rows if logged.get(row["question_id"]) is not True]
         for start in range(0, len(todo), BATCH):
-            built = [build_trace(row, job.stages, job.run_id, job.experiment_id, job.name)
+            built = [build_trace(row, job.stages, job.run_id, job.experiment_id, job.name, job.content)
                      for row in todo[start:start + BATCH]]
             self._write_batch(job.experiment_id, built, logged)
         return len(todo)
@@ -181,26 +183,17 @@ def _write_elsewhere(tracking_uri: str, job: TraceJob) -> list[str]:
     return writer.flush()
 
 
-def trace_rows(rows: list[dict[str, Any]], traces: Traces) -> list[dict[str, Any]]:
-    """The rows whose questions get a trace (``answered``: those with an answer)."""
-    if traces == Traces.none:
-        return []
-    return [row for row in rows if traces == Traces.all or "answer" in row]
-
-
-def log_traces(tracking_uri: str, traces: Traces, experiment_id: str, run_id: str, result: RunResult, name: str,
-               retry: Callable[[Callable[[], Any], str], Any], background_from: int = 0,
+def log_traces(tracking_uri: str, rows: list[dict[str, Any]], content: TraceContent, experiment_id: str, run_id: str,
+               result: RunResult, name: str, retry: Callable[[Callable[[], Any], str], Any], background_from: int = 0,
                fresh: bool = False) -> int | None:
-    """Writes the job's traces its run lacks: in the background in the process that runs a sweep's
-    jobs one after another (the next job computes meanwhile; :func:`pending_failures` waits) when
-    the job has at least ``background_from`` of them or the writer process already runs, else
-    before returning (as for a single run, ``harness sync``, a parallel launcher's worker).
-    Returns how many it wrote here (0 after a failure, kept for :func:`pending_failures`), None
-    when they were handed to the background."""
-    rows = trace_rows(result.rows, traces)
+    """Writes the traces of ``rows`` (the job's questions that get one now) its run lacks: in the
+    background in the process that runs a sweep's jobs one after another (the next job computes
+    meanwhile; :func:`pending_failures` waits) when the job has at least ``background_from`` of them
+    or the writer process already runs, else before returning (as for a single run, ``harness
+    sync``, a parallel launcher's worker). Returns how many it wrote, None where they were queued."""
     if not rows:
         return 0
-    job = TraceJob(experiment_id, run_id, name, rows, result.stages, retry, fresh)
+    job = TraceJob(experiment_id, run_id, name, rows, result.stages, retry, fresh, content)
     writer = writer_for(tracking_uri)
     if OPEN.sweep_id is not None:
         writer.submit(job, background_from)

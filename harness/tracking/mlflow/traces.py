@@ -7,7 +7,12 @@ on the question (:mod:`harness.results.stage_records`): the search as a RETRIEVE
 are the chunks as MLflow documents in rank order, the reranker's order in a RERANKER span, each
 answer as an LLM span (prompt, answer, token counts, time to first token), each judgement as an
 EVALUATOR span with the judge's raw reply, the routing and the scoring. Its assessments are built by
-:mod:`harness.tracking.mlflow.assessments`.
+:mod:`harness.tracking.mlflow.assessments`; the metrics that are none (``tracking.trace_assessments``)
+are the root span's attribute ``harness.values``. A passage's text is cut at
+``tracking.trace_passage_chars`` (the job's ``stages.json`` keeps it whole).
+
+The root span lasts the question's own time: its spans one after another, a batch's span (a
+generation call, a rubric's judging for many questions) its share of the batch (:func:`_laid_out`).
 
 Trace and span ids are derived from the run id and question id, so a question of a run always has
 the same trace id (:mod:`harness.tracking.mlflow.trace_writer` writes each one once).
@@ -26,9 +31,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.results.stage_records import SpanRecord, StageRecords
-from harness.tracking.mlflow.assessments import assessments_for
+from harness.tracking.mlflow.assessments import assessments_for, other_values
+from harness.tracking.trace_policy import TraceContent
 
 QUESTION_TAG = "harness.question_id"
+# The root span's attribute holding the question's metrics that are no assessment (tracking.trace_assessments).
+VALUES_ATTRIBUTE = "harness.values"
 # The stage records' kinds of work as MLflow span types.
 SPAN_TYPES = {"retrieval": "RETRIEVER", "rerank": "RERANKER", "generation": "LLM", "routing": "CHAIN",
               "judging": "EVALUATOR", "scoring": "EVALUATOR"}
@@ -46,7 +54,7 @@ def trace_id_for(run_id: str, question_id: str) -> str:
 
 
 def build_trace(row: dict[str, Any], stages: StageRecords | None, run_id: str, experiment_id: str,
-                name: str) -> BuiltTrace:
+                name: str, content: TraceContent = TraceContent()) -> BuiltTrace:
     """The trace of one question: ``row`` is its line of the per-question table, ``stages`` the job's
     stage records (None for an older job: the trace then holds what the row holds)."""
     from mlflow.entities import TraceInfo, TraceLocation, TraceState
@@ -57,17 +65,20 @@ def build_trace(row: dict[str, Any], stages: StageRecords | None, run_id: str, e
     trace_hex = trace_id[3:]
     records = stages.spans_of(question_id) if stages is not None else []
     passages = stages.passages if stages is not None else {}
-    now = time.time()
-    start = min((span.start for span in records), default=now)
-    end = max((span.end for span in records), default=now)
     inputs = {"question": row.get("question", ""), "question_id": question_id}
     outputs = _root_output(row, passages)
     root = _hex(trace_hex, "root")
-    spans = [_span(trace_hex, root, None, name, "CHAIN", start, end, inputs, outputs)]
-    for record in records:
-        spans.append(_span(trace_hex, _hex(trace_hex, record.name), root, record.name, SPAN_TYPES.get(record.kind,
-                           "UNKNOWN"), record.start, record.end, *_payload(record, passages), record))
+    laid = _laid_out(records)
+    start = laid[0][1] if laid else time.time()
+    end = laid[-1][2] if laid else start
     judged = [record for record in records if record.kind == "judging"]
+    values = other_values(row, judged, content.assessments)
+    spans = [_span(trace_hex, root, None, name, "CHAIN", start, end, inputs, outputs,
+                   extra={VALUES_ATTRIBUTE: values} if values else None)]
+    for record, own_start, own_end in laid:
+        spans.append(_span(trace_hex, _hex(trace_hex, record.name), root, record.name, SPAN_TYPES.get(record.kind,
+                           "UNKNOWN"), own_start, own_end, *_payload(record, passages, content.passage_chars),
+                           record))
     expected = stages.expected.get(question_id) if stages is not None else None
     info = TraceInfo(
         trace_id=trace_id, trace_location=TraceLocation.from_experiment_id(experiment_id),
@@ -76,8 +87,20 @@ def build_trace(row: dict[str, Any], stages: StageRecords | None, run_id: str, e
         request_time=int(start * 1000), execution_duration=max(int((end - start) * 1000), 0), state=TraceState.OK,
         trace_metadata={TraceMetadataKey.SOURCE_RUN: run_id, TRACE_SCHEMA_VERSION_KEY: str(TRACE_SCHEMA_VERSION)},
         tags={QUESTION_TAG: question_id, TraceTagKey.TRACE_NAME: name},
-        assessments=assessments_for(row, judged, expected, trace_id, root, run_id))
+        assessments=assessments_for(row, judged, expected, trace_id, root, run_id, content.assessments))
     return BuiltTrace(question_id=question_id, info=info, spans=spans)
+
+
+def _laid_out(records: list[SpanRecord]) -> list[tuple[SpanRecord, float, float]]:
+    """Each span with the question's own stretch of it, one after the other from the first span's
+    start: a span of a batch (``batch_size`` questions) lasts its share of the batch. The root then
+    lasts the sum of its spans, what MLflow's latency charts read as the question's latency."""
+    laid, cursor = [], records[0].start if records else 0.0
+    for record in records:
+        own = max(record.end - record.start, 0.0) / max(int(record.attributes.get("batch_size") or 1), 1)
+        laid.append((record, cursor, cursor + own))
+        cursor += own
+    return laid
 
 
 def _root_output(row: dict[str, Any], passages: dict[str, dict[str, str]]) -> Any:
@@ -87,35 +110,40 @@ def _root_output(row: dict[str, Any], passages: dict[str, dict[str, str]]) -> An
     return passages.get(top, {}).get("text") or top
 
 
-def _payload(record: SpanRecord, passages: dict[str, dict[str, str]]) -> tuple[Any, Any]:
+def _payload(record: SpanRecord, passages: dict[str, dict[str, str]], chars: int = 0) -> tuple[Any, Any]:
     """The span's inputs and outputs in MLflow's shapes (documents for retrieval and reranking)."""
     inputs, outputs = record.inputs, record.outputs
     if record.input_documents is not None:
-        inputs = {**(inputs or {}), "documents": _documents(record.input_documents, passages)}
+        inputs = {**(inputs or {}), "documents": _documents(record.input_documents, passages, chars)}
     if record.documents is not None:
-        outputs = _documents(record.documents, passages)
+        outputs = _documents(record.documents, passages, chars)
     return inputs, outputs
 
 
-def _documents(hits: list[tuple[str, float]], passages: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
-    from mlflow.entities import Document
-
+def _documents(hits: list[tuple[str, float]], passages: dict[str, dict[str, str]], chars: int = 0) -> list[dict]:
+    """The chunks as MLflow documents, each text cut at ``chars`` characters (0: whole; metadata
+    ``truncated`` then says so: the job's stages.json has the full text)."""
     documents = []
     for rank, (chunk_id, score) in enumerate(hits, start=1):
         passage = passages.get(chunk_id, {})
+        text = passage.get("text", "")
         metadata = {"doc_id": passage.get("doc_id", chunk_id.split("#", 1)[0]), "chunk_id": chunk_id,
                     "score": score, "rank": rank, **({"title": passage["title"]} if passage.get("title") else {})}
-        documents.append(Document(page_content=passage.get("text", ""), metadata=metadata, id=chunk_id).to_dict())
+        if chars and len(text) > chars:
+            text, metadata["truncated"] = text[:chars], True
+        # MLflow's Document.to_dict() shape, without building one per chunk
+        documents.append({"page_content": text, "metadata": metadata, "id": chunk_id})
     return documents
 
 
 def _span(trace_hex: str, span_hex: str, parent_hex: str | None, name: str, span_type: str, start: float,
-          end: float, inputs: Any, outputs: Any, record: SpanRecord | None = None):
+          end: float, inputs: Any, outputs: Any, record: SpanRecord | None = None, extra: dict | None = None):
     from mlflow.entities import Span
     from mlflow.tracing.constant import SpanAttributeKey
 
     attributes: dict[str, Any] = {SpanAttributeKey.REQUEST_ID: "tr-" + trace_hex, SpanAttributeKey.SPAN_TYPE: span_type,
                                   SpanAttributeKey.INPUTS: inputs, SpanAttributeKey.OUTPUTS: outputs}
+    attributes.update(extra or {})
     events, error = [], None
     if record is not None:
         attributes.update({key: value for key, value in record.attributes.items() if value is not None})
@@ -123,8 +151,11 @@ def _span(trace_hex: str, span_hex: str, parent_hex: str | None, name: str, span
             attributes[SpanAttributeKey.CHAT_USAGE] = {**record.usage, "total_tokens": sum(record.usage.values())}
         if record.kind == "generation" and record.attributes.get("model"):
             attributes[SpanAttributeKey.MODEL] = record.attributes["model"]
+        if record.attributes.get("batch_size"):
+            attributes["batch_share_seconds"] = round(end - start, 6)
         error = record.error
-        events = [{"name": event["name"], "time_unix_nano": _ns(event["time"]),
+        shift = start - record.start  # the span's events move with it
+        events = [{"name": event["name"], "time_unix_nano": _ns(min(max(event["time"] + shift, start), end)),
                    "attributes": dict(event.get("attributes") or {})} for event in record.events]
         if error:
             events.append({"name": "exception", "time_unix_nano": _ns(end),

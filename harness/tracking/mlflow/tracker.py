@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from harness.config.schemas.choices import Traces
+from harness.tracking.trace_policy import TraceContent, TracePolicy
 from harness.metaeval.labels import FeedbackLabels
 from harness.results.records import RunResult
 from harness.results.table import FILE_NAME
@@ -52,8 +53,15 @@ class MLflowTracker(Tracker):
             (used unless MLFLOW_HTTP_REQUEST_* environment variables set them), ``retry_seconds``
             and ``retry_wait``: how long a write waits for a server that stopped answering, and
             the first wait between tries (:mod:`harness.tracking.mlflow.retry`).
-        traces: which questions get a trace in the job's run (:mod:`harness.tracking.mlflow.traces`):
-            ``all``, ``answered`` (those the generator answered) or ``none``.
+        traces: which questions get a trace in the job's run when it is logged
+            (:mod:`harness.tracking.trace_policy`): ``auto`` (every one up to ``traces_max``, then a
+            seeded sample and the questions a person opens first), ``all``, ``answered`` (those the
+            generator answered) or ``none``; ``harness traces`` writes the others on demand.
+        traces_max, traces_worst, traces_seed, traces_primary, traces_primary_direction: ``auto``'s
+            numbers (:class:`~harness.tracking.trace_policy.TracePolicy`).
+        trace_assessments: the metrics a trace has as Feedback assessments (with every judge's
+            score); the other per-question values are one attribute of its root span. None: all.
+        trace_passage_chars: a passage's text in a trace is cut at this many characters (0: not cut).
         background_traces_from: in a sweep, a job with at least this many traces has them written
             in a process of their own while the next job computes; fewer are written before the
             next job starts (cheaper than starting that process), unless it already runs.
@@ -63,9 +71,15 @@ class MLflowTracker(Tracker):
 
     def __init__(self, tracking_uri: str, experiment_name: str, artifact_location: str | None = None,
                  ui_hint: bool = True, server: dict[str, float] | None = None, traces: str = "all",
-                 background_traces_from: int = 0) -> None:
+                 background_traces_from: int = 0, traces_max: int = 1000, traces_worst: int = 100,
+                 traces_seed: int = 0, traces_primary: str | None = None, traces_primary_direction: str = "higher",
+                 trace_assessments: list[str] | None = None, trace_passage_chars: int = 0) -> None:
         self.tracking_uri = tracking_uri
         self.traces = Traces(traces)
+        self.trace_policy = TracePolicy(self.traces.value, traces_max, traces_worst, traces_seed, traces_primary,
+                                        str(traces_primary_direction) == "lower")
+        self.trace_content = TraceContent(None if trace_assessments is None else tuple(trace_assessments),
+                                          trace_passage_chars)
         self.background_traces_from = background_traces_from
         self.experiment_name = experiment_name
         self.artifact_location = artifact_location
@@ -205,11 +219,27 @@ class MLflowTracker(Tracker):
             client.set_terminated(run_id, status=outcome.status)
 
     def log_traces(self, run_id: str, result: RunResult, name: str, fresh: bool = False) -> int | None:
-        count = mlflow_trace_writer.log_traces(self.tracking_uri, self.traces, self._experiment(), run_id, result,
-                                               name, self._retrying, self.background_traces_from, fresh)
+        rows = self.trace_policy.select(result.rows, list(self.trace_content.assessments or ()))
+        count = mlflow_trace_writer.log_traces(self.tracking_uri, rows, self.trace_content, self._experiment(), run_id,
+                                               result, name, self._retrying, self.background_traces_from, fresh)
         if count:
             self._written[run_id] = self.written(run_id) + Written(traces=count)
         return count
+
+    def write_traces(self, run_id: str, result: RunResult, name: str, question_ids: list[str] | None = None) -> int:
+        if question_ids is None:
+            rows = self.trace_policy.select(result.rows, list(self.trace_content.assessments or ()))
+        else:
+            wanted = set(question_ids)
+            rows = [row for row in result.rows if row["question_id"] in wanted]
+        writer = mlflow_trace_writer.writer_for(self.tracking_uri)
+        experiment_id = self._client.get_run(run_id).info.experiment_id  # the run that owns them
+        written = writer.write(mlflow_trace_writer.TraceJob(experiment_id, run_id, name, rows, result.stages,
+                                                            self._retrying, content=self.trace_content))
+        failures = writer.flush()
+        if failures:
+            raise StoreRefused(failures[-1])
+        return written
 
     def flush(self) -> list[str]:
         return mlflow_trace_writer.pending_failures(self.tracking_uri)
