@@ -47,7 +47,7 @@ def test_the_questions_a_person_opens_first_are_at_most_traces_max_more():
 
 
 def test_the_default_config_traces_auto_and_assesses_the_reported_metrics(compose):
-    cfg = compose(["stats.guards=[{name: generation/cost_usd, direction: lower, tolerance: 0.01}]",
+    cfg = compose(["stats.guards=[{name: generation/cost_usd, direction: lower, margin: 0.01}]",
                    "stats.primary.name=answer/f1", "stats.primary.direction=lower"])
     tracker = instantiate(cfg.tracking)
     assert tracker.trace_policy == TracePolicy("auto", 1000, 100, cfg.seed, "answer/f1", lower_is_better=True)
