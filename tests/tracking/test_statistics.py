@@ -75,7 +75,8 @@ def test_the_front_is_printed_under_the_champion_and_tagged_on_the_parent_and_ea
     out = capsys.readouterr().out
     block = " ".join(out[out.index("Ship candidates"):].split())  # as read, whatever the console's width
     assert block.startswith("Ship candidates: 1 of 3 configurations on the front (shown as good as the champion "
-                            "on mrr at margin 0.01 and not dominated; 0 undecided, 2 dominated or shown worse)")
+                            "on mrr at margin 0.01 and not dominated; 0 cheaper or faster but undecided; 2 others: "
+                            "dominated, shown worse, or not cheaper or faster than the champion)")
     assert " cheap: equivalent to the champion at margin 0.01, 4.0x smaller " in block
     from harness.console import console
 

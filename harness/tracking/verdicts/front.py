@@ -84,7 +84,9 @@ def front_lines(record: dict[str, Any], quality_label: str, width: int) -> list[
     # Prose is wrapped to the console's width, never cut: an 80-column terminal reads all of it.
     lines = textwrap.wrap(f"Ship candidates: {len(members)} of {len(record['runs'])} configurations on the front "
                           f"(shown as good as the champion on {quality_label}{at} and not dominated; "
-                          f"{len(undecided)} undecided, {others} dominated or shown worse)", width)
+                          f"{len(undecided)} cheaper or faster but undecided; {others} other"
+                          f"{'s' if others != 1 else ''}: dominated, shown worse, or not cheaper or faster than the "
+                          f"champion)", width)
     lines += plain_table(["run", *(label for _, label in columns)], rows, [False, *[True] * len(columns)], width,
                          shrink=0)
     by_unit: dict[str, list[str]] = {}
