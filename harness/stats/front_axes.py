@@ -4,9 +4,9 @@ An axis reads either per-question values (a question's value is the first of ``m
 has, times ``scale``; the run's figure is ``statistic`` over its questions: ``mean`` or a
 percentile ``p50``, ``p95``...) or a run-level figure of the run's info (``info``, measured once).
 Two runs differ on a per-question axis beyond noise when the paired bootstrap interval of the
-difference of their figures (same questions resampled for both) leaves out zero, and, on a timing
-axis, when one figure is also at least ``min_ratio`` times the other; on a run-level axis, when
-one figure is at least ``min_ratio`` times the other.
+difference of their figures (same questions resampled for both) leaves out zero; on a timing axis,
+when the paired bootstrap interval of the ratio of their figures lies at or above ``min_ratio``; on
+a run-level axis, when one figure is at least ``min_ratio`` times the other.
 
 Example:
     >>> axis = Axis("latency_p50", metrics=("generation/latency_seconds",), statistic="p50", unit="s")
@@ -45,8 +45,9 @@ class Axis:
         better: the word for a run lower on this axis (``cheaper``, ``faster at p95``).
         timing: a time measured while the sweep ran (latency, compute seconds). Each run's times are
             taken once, at another moment of a sweep on a machine whose load drifts, which a
-            per-question bootstrap cannot see: a timing advantage counts only when it is beyond the
-            paired interval and at least ``min_ratio`` as well. Token counts and prices are not timing.
+            per-question bootstrap cannot see: a timing advantage counts only when the paired
+            bootstrap interval of the ratio of the two figures lies at or above ``min_ratio``.
+            Token counts and prices are not timing.
     """
 
     name: str
@@ -153,17 +154,35 @@ def compare_on_axis(axis: Axis, a: dict[str, float] | float | None, b: dict[str,
         if high <= 0 or (low > 0 and high / low < min_ratio):
             return 0
         return -1 if b < a else 1
+    if axis.timing:  # beyond the run-to-run drift too, which one timing per run cannot show
+        return _timing_move(axis, a, b, resampling, min_ratio)
     found = paired_difference(axis, a, b, resampling)
     if found is None:
         return 0
     _, low, high = found
     move = -1 if high < 0 else 1 if low > 0 else 0
-    if move and axis.timing:  # beyond the run-to-run drift too, which one timing per run cannot show
-        shared = sorted(a.keys() & b.keys())
-        figures = sorted(float(axis.summarise(np.asarray([side[q] for q in shared], dtype=float))) for side in (a, b))
-        if figures[1] <= 0 or (figures[0] > 0 and figures[1] / figures[0] < min_ratio):
-            return 0
     return move
+
+
+def _timing_move(axis: Axis, a: dict[str, float], b: dict[str, float], resampling: Resampling,
+                 min_ratio: float) -> int:
+    """A timing axis: the paired bootstrap interval of the ratio of the two runs' figures (the larger
+    over the smaller) must lie wholly at or above ``min_ratio``: beyond the per-question noise and the
+    drift of a machine's load between the two runs' moments at once."""
+    shared = sorted(a.keys() & b.keys())
+    if len(shared) < resampling.min_questions:
+        return 0
+    x = np.asarray([a[q] for q in shared], dtype=float)
+    y = np.asarray([b[q] for q in shared], dtype=float)
+    figures = float(axis.summarise(x)), float(axis.summarise(y))
+    if min(figures) <= 0 or figures[0] == figures[1]:
+        return 0
+    larger, smaller = (x, y) if figures[0] > figures[1] else (y, x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        _, low, _ = resampling.interval(lambda p, q: axis.summarise(p) / axis.summarise(q), [larger, smaller])
+    if not low >= min_ratio:
+        return 0
+    return -1 if figures[1] < figures[0] else 1
 
 
 def _number(value: Any) -> bool:

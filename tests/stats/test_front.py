@@ -196,3 +196,9 @@ def test_a_timing_advantage_needs_min_ratio_as_well_as_the_interval():
     assert compare_on_axis(latency, a, {q: v * 0.9 for q, v in a.items()}, resampling, 1.25) == 0  # 1.1x: drift
     assert compare_on_axis(COST, a, {q: v * 0.9 for q, v in a.items()}, resampling, 1.25) == -1  # not timing
     assert compare_on_axis(latency, a, {q: v * 0.5 for q, v in a.items()}, resampling, 1.25) == -1
+    assert compare_on_axis(latency, {q: v * 0.5 for q, v in a.items()}, a, resampling, 1.25) == 1
+    # 1.33x at the point, but the per-question spread puts the ratio's interval below 1.25: not counted
+    rng = np.random.default_rng(0)
+    noisy = {q: v * 0.75 * rng.lognormal(0, 0.4) for q, v in a.items()}
+    assert compare_on_axis(latency, a, noisy, resampling, 1.25) == 0
+    assert compare_on_axis(COST, a, noisy, resampling, 1.25) in (-1, 0)  # not timing: the difference alone
