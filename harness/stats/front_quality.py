@@ -16,13 +16,11 @@ import numpy as np
 
 from harness.stats.compare import difference_and_p
 from harness.stats.equivalence import verdict_interval
+from harness.stats.front import Relations
 from harness.stats.margin import MarginVerdict, judge, mirrored
 from harness.stats.paired import align
 from harness.stats.simultaneous import adjusted_levels
 from harness.stats.spec import MetricSpec
-
-# (a, b) -> metric name -> the verdict of run b against run a on that metric.
-Relations = dict[tuple[str, str], dict[str, MarginVerdict]]
 
 
 def quality_relations(tables: dict[str, list[dict[str, Any]]], metrics: list[MetricSpec], champion: str,
