@@ -1,7 +1,7 @@
 """The harness's own cost: each stage through the harness and as a bare script of the libraries' calls.
 
     python benchmarks/overhead.py --path ../shared/data/beir-scifact [--stages bm25 dense answers]
-        [--repeats 1] [--docs N] [--answer-questions 1000] [--json FILE] [--no-breakdown]
+        [--repeats 1] [--docs N] [--answer-questions 1000] [--json FILE] [--no-breakdown] [-- overrides]
 
 Stages (each run in its own subprocess, so a cold run loads models and imports like a user's):
 
@@ -221,7 +221,7 @@ BARE = {"bm25": bare_bm25, "dense": bare_dense, "answers": bare_answers}
 
 # --- the harness side --------------------------------------------------------------------------
 
-def harness_overrides(stage: str, data: Path, workdir: Path) -> list[str]:
+def harness_overrides(stage: str, data: Path, workdir: Path, extra: tuple[str, ...] = ()) -> list[str]:
     if stage == "answers":
         specific = ["dataset=squad", f"dataset.path={data / 'dev.json'}", "generator=predictions",
                     f"generator.path={data / 'predictions.json'}", "chunker=none", "metrics=[answer]"]
@@ -231,7 +231,7 @@ def harness_overrides(stage: str, data: Path, workdir: Path) -> list[str]:
                     "metrics.retrieval.ks=[10]"]
     return [*specific, f"cache.dir={workdir / 'cache'}", f"tracking.tracking_uri=sqlite:///{workdir / 'mlflow.db'}",
             f"tracking.artifact_location={workdir / 'mlruns'}", f"hydra.run.dir={workdir / 'run'}",
-            "experiment_name=overhead"]
+            "experiment_name=overhead", *extra]
 
 
 def _children_cpu() -> float:
@@ -249,8 +249,9 @@ def timed(command: list[str], cwd: Path) -> tuple[float, float]:
     return wall, cpu
 
 
-def harness_command(stage: str, data: Path, workdir: Path, profile: Path | None = None) -> list[str]:
-    return [*harness_prefix(profile), *harness_overrides(stage, data, workdir)]
+def harness_command(stage: str, data: Path, workdir: Path, profile: Path | None = None,
+                    extra: tuple[str, ...] = ()) -> list[str]:
+    return [*harness_prefix(profile), *harness_overrides(stage, data, workdir, extra)]
 
 
 def bare_command(stage: str, data: Path) -> list[str]:
@@ -274,7 +275,7 @@ def create_store(workdir: Path) -> tuple[float, float]:
     return timed([sys.executable, "-c", f"import mlflow; mlflow.MlflowClient({uri!r}).search_experiments()"], workdir)
 
 
-def measure(stage: str, data: Path, repeats: int, profile: bool) -> dict:
+def measure(stage: str, data: Path, repeats: int, profile: bool, extra: tuple[str, ...] = ()) -> dict:
     times = {mode: {"harness": [], "bare": []} for mode in ("cold", "warm")}
     store = []
     for _ in range(repeats):
@@ -282,7 +283,7 @@ def measure(stage: str, data: Path, repeats: int, profile: bool) -> dict:
             workdir = Path(tmp)
             store.append(create_store(workdir))  # a user's store exists after the first run; not timed
             for mode in ("cold", "warm"):  # interleaved, so machine load hits both sides alike
-                times[mode]["harness"].append(timed(harness_command(stage, data, workdir), workdir))
+                times[mode]["harness"].append(timed(harness_command(stage, data, workdir, extra=extra), workdir))
                 times[mode]["bare"].append(timed(bare_command(stage, data), workdir))
     figures: dict = {}
     for mode, sides in times.items():
@@ -297,7 +298,7 @@ def measure(stage: str, data: Path, repeats: int, profile: bool) -> dict:
         with tempfile.TemporaryDirectory(prefix="harness-overhead-") as tmp:
             workdir = Path(tmp)
             create_store(workdir)
-            timed(harness_command(stage, data, workdir, workdir / "profile"), workdir)
+            timed(harness_command(stage, data, workdir, workdir / "profile", extra), workdir)
             figures["cold"]["harness_breakdown_s"] = breakdown(workdir / "profile")
     return figures
 
@@ -311,6 +312,7 @@ def main() -> None:
     parser.add_argument("--answer-questions", type=int, default=1000)
     parser.add_argument("--json", default=None, help="also write the figures to this file")
     parser.add_argument("--no-breakdown", action="store_true")
+    parser.add_argument("extra", nargs="*", help="overrides for every harness run (after --), e.g. tracking.traces=none")
     parser.add_argument("--bare", choices=list(BARE), help=argparse.SUPPRESS)  # the worker side
     parser.add_argument("--data", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -327,10 +329,11 @@ def main() -> None:
             write_answers_data(answers, args.answer_questions)
         for stage in args.stages:
             report[stage] = measure(stage, answers if stage == "answers" else beir, args.repeats,
-                                    not args.no_breakdown)
+                                    not args.no_breakdown, tuple(args.extra))
             print_stage(stage, report[stage])
     report["_machine"] = {"load_average_at_end": os.getloadavg(), "cpus": os.cpu_count(), "repeats": args.repeats,
-                          "docs": args.docs, "answer_questions": args.answer_questions}
+                          "docs": args.docs, "answer_questions": args.answer_questions,
+                          "overrides": args.extra}
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2))
         print(f"wrote {args.json}")

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from mlflow.tracking import MlflowClient
 from omegaconf import OmegaConf
@@ -105,6 +106,27 @@ def test_every_question_of_every_run_is_a_trace_with_its_spans_and_assessments(s
             previews.setdefault(qid, set()).add(trace.info.request_preview)
     # MLflow's comparison of two evaluation runs pairs their traces by request preview: one per question.
     assert all(len(found) == 1 for found in previews.values()) and len(set.union(*previews.values())) == 4
+
+
+def test_mlflow_overview_latency_is_the_questions_own_time(sweep):
+    """The experiment Overview charts latency from the store's trace metrics: its p50 and mean are
+    the median and mean of the questions' span sums, not the jobs' durations."""
+    from mlflow.entities.trace_metrics import AggregationType, MetricAggregation, MetricViewType
+    from mlflow.tracing.client import TracingClient
+    from mlflow.tracing.constant import TraceMetricKey
+
+    client, children = children_of(sweep)
+    own = [sum(span.end_time_ns - span.start_time_ns for span in trace.data.spans[1:]) / 1e6
+           for run in children for trace in traces_of(client, run)]
+    assert len(own) == 8
+    store = TracingClient(f"sqlite:///{sweep / 'mlflow.db'}").store
+    points = store.query_trace_metrics([children[0].info.experiment_id], MetricViewType.TRACES, TraceMetricKey.LATENCY,
+                                       [MetricAggregation(AggregationType.PERCENTILE, 50.0),
+                                        MetricAggregation(AggregationType.AVG)])
+    values = {key: value for point in points for key, value in point.values.items()}
+    assert values["AVG"] == pytest.approx(sum(own) / len(own), abs=2)
+    # MLflow's percentile interpolates between the two middle traces as the median does
+    assert values["P50.0"] == pytest.approx(float(np.median(own)), abs=2)
 
 
 def test_sync_writes_the_traces_a_run_lacks_and_none_twice(sweep, tmp_path):
