@@ -67,7 +67,7 @@ def measure(uri: str, experiment: str | None) -> list[dict]:
         median = statistics.median(own)
         p50 = overview.get("p50")
         report.append({"experiment": found.name, "traces": len(own), "overview_ms": overview,
-                       "median_span_sum_ms": round(median, 1),
+                       "median_span_sum_ms": round(median, 1), "mean_span_sum_ms": round(statistics.fmean(own), 1),
                        "p50_over_median_span_sum": round(p50 / median, 3) if p50 is not None and median else None})
     return report
 

@@ -70,9 +70,24 @@ def traces_in(workdir: Path) -> int:
             return count
 
 
+def job_content(folder: Path):
+    """What the job's traces hold (its logged ``tracking.trace_assessments`` and passage length)."""
+    from omegaconf import OmegaConf
+
+    import harness.config
+    from harness.tracking.trace_policy import TraceContent
+
+    harness.config.register()
+    tracking = OmegaConf.load(folder / ".hydra" / "config.yaml").tracking
+    assessed = OmegaConf.to_container(tracking, resolve=True).get("trace_assessments")
+    return TraceContent(None if assessed is None else tuple(assessed), int(tracking.get("trace_passage_chars") or 0))
+
+
 def writer_alone(sweep: Path, scratch: Path) -> dict[str, float]:
-    """Each job's traces written again, synchronously, into a fresh store: seconds per job and per trace."""
+    """Each job's traces written again, synchronously, into a fresh store, with the content the job's
+    config gives them (as a sweep writes them): seconds per job and per trace."""
     from harness.results.records import RunResult
+    from harness.tracking.mlflow.traces import build_trace
     from harness.tracking.mlflow.trace_writer import TraceJob, TraceWriter
     from harness.tracking.mlflow.tracker import MLflowTracker
 
@@ -83,15 +98,18 @@ def writer_alone(sweep: Path, scratch: Path) -> dict[str, float]:
     seconds, traces, assessments = [], 0, 0
     for folder in sorted(p.parent for p in sweep.glob("*/stages.json")):
         result = RunResult.read(folder)
+        content = job_content(folder)
         run_id = tracker._client.create_run(experiment, run_name=folder.name).info.run_id
         start = time.perf_counter()
-        traces += writer.write(TraceJob(experiment, run_id, folder.name, result.rows, result.stages))
+        job = TraceJob(experiment, run_id, folder.name, result.rows, result.stages, content=content)
+        traces += writer.write(job)
         seconds.append(time.perf_counter() - start)
-        assessments += sum(1 for row in result.rows for key in row if "/" in key)
+        assessments += sum(len(build_trace(row, result.stages, run_id, experiment, folder.name, content).info.assessments)
+                           for row in result.rows)
     failures = writer.flush()
     if failures:
         raise RuntimeError("; ".join(failures))
-    return {"jobs": len(seconds), "traces": traces, "metric_assessments": assessments,
+    return {"jobs": len(seconds), "traces": traces, "assessments": assessments,
             "seconds_total": round(sum(seconds), 2), "seconds_per_job_median": round(statistics.median(seconds), 3),
             "ms_per_trace": round(1000 * sum(seconds) / max(traces, 1), 2)}
 

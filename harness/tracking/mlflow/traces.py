@@ -84,7 +84,7 @@ def build_trace(row: dict[str, Any], stages: StageRecords | None, run_id: str, e
         trace_id=trace_id, trace_location=TraceLocation.from_experiment_id(experiment_id),
         # The previews (what MLflow's run comparison pairs traces by) are the store's own reading of
         # the root span's inputs and outputs, made when the spans are logged.
-        request_time=int(start * 1000), execution_duration=max(int((end - start) * 1000), 0), state=TraceState.OK,
+        request_time=int(start * 1000), execution_duration=max(round((end - start) * 1000), 0), state=TraceState.OK,
         trace_metadata={TraceMetadataKey.SOURCE_RUN: run_id, TRACE_SCHEMA_VERSION_KEY: str(TRACE_SCHEMA_VERSION)},
         tags={QUESTION_TAG: question_id, TraceTagKey.TRACE_NAME: name},
         assessments=assessments_for(row, judged, expected, trace_id, root, run_id, content.assessments))
