@@ -169,12 +169,16 @@ class TrackingCallback(Callback):
             "error": outcome.message, "output_dir": str(outcome.output_dir),
             "job_info": asdict(info),  # what `harness sync` needs to log the job later
         }
-        if multirun and race.is_round(config):  # its traces now; its results once the race has decided it
+        run_id, race_round = OPEN.job_run_id, multirun and race.is_round(config)
+        if run_id is None and multirun:  # its start ran in a worker that died (harness launcher): the run it opened
+            kept = sweep.round_run if race_round else sweep.job_run
+            run_id = kept(Path(hydra_cfg.runtime.output_dir), state.get("sweep_id"))
+        if race_round:  # its traces now; its results once the race has decided it
             tracker = sweep_tracker(config, race_round=True)
-            race.log_round_traces(tracker, OPEN.job_run_id, outcome, info.name, state["sweep_id"])
+            race.log_round_traces(tracker, run_id, outcome, info.name, state["sweep_id"])
         else:
             tracker = sweep_tracker(config) if multirun else instantiate(config.tracking)
-            log_summary(tracker, summary, outcome, info, state.get("parent_run_id"), OPEN.job_run_id, multirun)
+            log_summary(tracker, summary, outcome, info, state.get("parent_run_id"), run_id, multirun)
         traces_failed = tracker.flush() if OPEN.sweep_id is None else []  # else written in the background
         if traces_failed:
             summary["traces_error"] = traces_failed[-1]
