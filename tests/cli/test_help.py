@@ -35,34 +35,3 @@ def test_help_page_lists_groups_subcommands_and_examples():
 def test_version():
     done = run("--version")
     assert done.returncode == 0 and done.stdout.strip() == f"harness {__version__}"
-
-
-def test_help_skips_only_the_group_listings_its_template_does_not_use(monkeypatch):
-    # Hydra's get_help builds both group listings whatever the template says (14 s here); for a
-    # template without them the harness skips that work, and a template that uses them gets them.
-    from types import SimpleNamespace
-
-    from hydra._internal.hydra import Hydra
-
-    from harness.cli.main import _skip_unused_group_listings
-
-    monkeypatch.setattr(Hydra, "get_help", Hydra.get_help)  # restored after the test
-    _skip_unused_group_listings()
-    _skip_unused_group_listings()  # a second call does not wrap twice
-    assert Hydra.get_help._harness_fast
-    calls = []
-
-    class Fake:
-        def format_args_help(self, parser):
-            return "FLAGS"
-
-        def format_config_groups(self, predicate, compact=True):
-            calls.append(predicate)
-            return "LISTED"
-
-    fake, cfg = Fake(), {"a": 1}
-    own = Hydra.get_help(fake, SimpleNamespace(template="own listing; $FLAGS_HELP"), cfg, None, False)
-    assert own == "own listing; FLAGS" and calls == []
-    assert fake.format_config_groups("x") == "LISTED"  # put back
-    hydra_help = Hydra.get_help(fake, SimpleNamespace(template="$HYDRA_CONFIG_GROUPS|$APP_CONFIG_GROUPS"), cfg, None, False)
-    assert hydra_help == "LISTED|LISTED"

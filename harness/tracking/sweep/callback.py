@@ -27,7 +27,7 @@ from harness import __version__
 from harness.config.checks import check_config
 from harness.config.resolvers import PROJECT_ROOT
 from harness.config.secrets import redact, redact_file, redact_logging, redact_text
-from harness.config.speedups import yaml_dumper
+from harness.config.yaml_text import to_yaml
 from harness.jobs import (JobNotValid, SweepNotValid, build_job, check_sweep_jobs, checked_in_this_process,
                           load_dataset, parts_of_this_process)
 from harness.log_filters import FILE_ONLY
@@ -417,10 +417,8 @@ def _config_yaml(task: dict[str, Any], overrides: list[str], config: DictConfig)
     that track it (``harness reproduce`` reads the overrides)."""
     hydra = {"overrides": {"task": overrides},
              "callbacks": OmegaConf.to_container(config.hydra.callbacks, resolve=False)}
-    # What OmegaConf.to_yaml writes (on libyaml: harness.config.speedups), without first building a
-    # DictConfig of the plain dict (~0.1 s a job).
-    return yaml.dump(redact({**task, "hydra": hydra}), Dumper=yaml_dumper(), default_flow_style=False,
-                     allow_unicode=True, sort_keys=False)
+    # What OmegaConf.to_yaml writes, without first building a DictConfig of the plain dict (~0.1 s a job).
+    return to_yaml(redact({**task, "hydra": hydra}))
 
 
 def _task_container(config: DictConfig) -> dict[str, Any]:
