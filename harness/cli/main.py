@@ -40,6 +40,8 @@ def cli() -> None:
 
         sys.argv[1:] = _resume_folder(sys.argv[1:])
         register_help_resolver()
+        if ("--help" in sys.argv[1:] or "-h" in sys.argv[1:]) and "--hydra-help" not in sys.argv[1:]:
+            _print_help_page(sys.argv[1:])
         try:
             main()
             status = 0
@@ -75,6 +77,22 @@ def _exit_now(status: int | str | None, finalise: bool = True) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(status or 0)
+
+
+def _print_help_page(argv: list[str]) -> None:
+    """``harness --help`` from the composed ``hydra/help`` template (:mod:`harness.cli.help_page`),
+    then exit; Hydra's own help where the template needs it or the overrides do not compose."""
+    from harness.cli.help_page import help_page
+    from harness.cli.sweep import CONFIG_DIR
+
+    overrides = [arg for arg in argv if not arg.startswith("-")]
+    try:
+        page = help_page(str(CONFIG_DIR), overrides)
+    except Exception:  # noqa: BLE001 - Hydra's own help reports a bad override its way
+        return
+    if page is not None:
+        print(page)
+        _exit_now(0)
 
 
 def _resume_folder(argv: list[str]) -> list[str]:
