@@ -8,22 +8,21 @@ one job at a time. Its parts built per process (:func:`harness.jobs.parts_of_thi
 the compositions its config loader keeps (:mod:`harness.config.composition`) serve its later jobs
 and, since the launcher keeps the worker across launches, a racing sweeper's later rounds.
 
-Messages on the pipe: ``("sweep", hydra_context, config, task_function, singleton_state)`` once,
-then ``("job", number, overrides, checked)``, each answered with ``("done", job_return)`` or
-``("error", exception)`` (pickled bytes) (composing the job failed: the launcher raises it, as the basic launcher
+Messages on the pipe, pickled: ``("sweep", hydra_context, config, task_function, singleton_state)``
+once (with cloudpickle, as joblib ships them: OmegaConf's resolvers are local functions), then
+``("job", number, overrides, checked)``, each answered with ``("done", job_return)`` or
+``("error", exception)`` (composing the job failed: the launcher raises it, as the basic launcher
 would); ``("stop",)`` or a closed pipe ends the worker.
 """
 
 from __future__ import annotations
 
-import logging
 import pickle
 import signal
 import sys
 import traceback
 from typing import Any
 
-log = logging.getLogger(__name__)
 
 
 def serve(conn) -> None:
