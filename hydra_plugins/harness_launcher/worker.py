@@ -8,7 +8,8 @@ one job at a time. Its parts built per process (:func:`harness.jobs.parts_of_thi
 the compositions its config loader keeps (:mod:`harness.config.composition`) serve its later jobs
 and, since the launcher keeps the worker across launches, a racing sweeper's later rounds.
 
-Messages on the pipe, pickled: ``("sweep", hydra_context, config, task_function, singleton_state)``
+Messages on the pipe, pickled: ``("sweep", hydra_context, config, task_function, compositions,
+singleton_state)``
 once (with cloudpickle, as joblib ships them: OmegaConf's resolvers are local functions), then
 ``("job", number, overrides, checked)``, each answered with ``("done", job_return)`` or
 ``("error", exception)`` (composing the job failed: the launcher raises it, as the basic launcher
@@ -55,7 +56,7 @@ def serve(conn) -> None:
 
 
 class _Sweep:
-    def __init__(self, hydra_context, config, task_function, singleton_state: dict[Any, Any]) -> None:
+    def __init__(self, hydra_context, config, task_function, compositions: dict, singleton_state: dict[Any, Any]) -> None:
         from hydra.core.singleton import Singleton
         from hydra.core.utils import configure_log, setup_globals
 
@@ -65,6 +66,8 @@ class _Sweep:
         Singleton.set_state(singleton_state)
         self.hydra_context, self.config, self.task_function = hydra_context, config, task_function
         compose_by_choices(hydra_context.config_loader)  # each set of group choices composed once here
+        # and those the launcher's start check composed, not again
+        hydra_context.config_loader.load_sweep_config.adopt(config, compositions)
         configure_log(config.hydra.hydra_logging, config.hydra.verbose)
 
     def run(self, number: int, overrides: list[str], checked: set[tuple[str, ...]]):
