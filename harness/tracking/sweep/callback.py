@@ -21,7 +21,6 @@ from hydra.experimental.callback import Callback
 from hydra.types import RunMode
 from hydra.utils import get_class, instantiate
 from omegaconf import DictConfig, ListConfig, OmegaConf
-import yaml
 
 from harness import __version__
 from harness.config.checks import check_config
