@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from mlflow.tracking import MlflowClient
 
 from tests.conftest import TINY_DATASET_OVERRIDES
 from tests.e2e.test_sweep import run_cli, runs_of, split
@@ -100,3 +101,34 @@ def _normal(value, folder: Path):
     if isinstance(value, str):
         return value.replace(str(folder), "<folder>")
     return value
+
+
+def test_a_race_through_either_launcher_decides_and_records_the_same(tmp_path):
+    """The racing sweeper's rounds through the basic and the harness launcher: the same race record,
+    leaderboard, job files and MLflow runs (the demo's two chunkings: one round, one elimination)."""
+    from tests.e2e.test_racing import RACE, command, env
+    from tests.forkserver import run as forked
+
+    folders = []
+    for launcher in ("basic", "harness"):
+        folder = tmp_path / launcher
+        folder.mkdir()
+        done = forked(command(folder, *RACE, f"hydra/launcher={launcher}", f"hydra.sweep.dir={folder / 'sweep'}"),
+                      cwd=folder, env=env(), capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        folders.append(folder)
+    basic, harness = folders
+    files = sorted(str(p.relative_to(basic / "sweep")) for p in (basic / "sweep").rglob("*") if p.is_file())
+    assert "race.json" in files and "leaderboard.csv" in files and "0/per_question.jsonl" in files
+    assert files == sorted(str(p.relative_to(harness / "sweep")) for p in (harness / "sweep").rglob("*")
+                           if p.is_file())
+    for name in files:
+        assert _content(basic / "sweep" / name, basic) == _content(harness / "sweep" / name, harness), name
+    runs = []
+    for folder in folders:
+        client = MlflowClient(f"sqlite:///{folder / 'mlflow.db'}")
+        found = client.search_runs([client.get_experiment_by_name("race").experiment_id])
+        runs.append({run.info.run_name: (run.info.status, _normal(run.data.params, folder),
+                                         _normal(run.data.metrics, folder), _normal(run.data.tags, folder))
+                     for run in found})
+    assert len(runs[0]) == 3 and runs[0] == runs[1]
