@@ -52,3 +52,15 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def test_two_workers_run_the_batch_side_by_side(tmp_path):
+    done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "chunker=none", "retriever=bm25", "retriever.top_k=1,2,3",
+                   "hydra.launcher.workers=2", timeout=400)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    _, runs = runs_of(tmp_path)
+    parents, children = split(runs)
+    assert len(children) == 3 and {c.info.status for c in children} == {"FINISHED"}
+    assert len({c.data.tags[PID_TAG] for c in children}) == 2  # each worker ran a job at least
+    assert [json.loads((tmp_path / "sweep" / str(n) / "summary.json").read_text())["job_num"] for n in range(3)] \
+        == [0, 1, 2]
