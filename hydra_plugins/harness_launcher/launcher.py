@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import atexit
 import logging
-import multiprocessing
+import os
 import pickle
 import signal
+import socket
+import subprocess
+import sys
 import weakref
 from collections import deque
-from multiprocessing.connection import wait
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any, List, Optional, Sequence
 
@@ -32,8 +35,6 @@ from hydra.core.utils import JobReturn, configure_log, filter_overrides, setup_g
 from hydra.plugins.launcher import Launcher
 from hydra.types import HydraContext, TaskFunction
 from omegaconf import DictConfig
-
-from hydra_plugins.harness_launcher import worker
 
 log = logging.getLogger(__name__)
 # How long a stopped worker may take to finish before it is killed.
@@ -87,8 +88,8 @@ class HarnessLauncher(Launcher):
                 busy = self._idle_worker(running)
                 busy.send(("job", initial_job_idx + position, list(overrides), checked))
                 running[busy] = (position, overrides)
-            ready = wait([w.conn for w in running] + [w.process.sentinel for w in running])
-            for busy in [w for w in running if w.conn in ready or w.process.sentinel in ready]:
+            ready = wait([w.conn for w in running] + [w.sentinel for w in running])
+            for busy in [w for w in running if w.conn in ready or w.sentinel in ready]:
                 position, overrides = running.pop(busy)
                 answer = busy.receive()
                 if answer is None:  # the worker died: this job failed, the others go on
@@ -99,7 +100,7 @@ class HarnessLauncher(Launcher):
                     raise answer[1]
                 else:
                     results[position] = answer[1]
-                    if not busy.process.is_alive():  # it answered, then died: the next job gets a new one
+                    if not busy.alive():  # it answered, then died: the next job gets a new one
                         self._pool.remove(busy)
                         busy.stop(at_once=True)
         configure_log(self.config.hydra.hydra_logging, self.config.hydra.verbose)
@@ -126,40 +127,48 @@ class HarnessLauncher(Launcher):
         callbacks' ``on_job_end`` gets its ``JobReturn`` here, as the worker would have called it."""
         from hydra_plugins.harness_launcher.lost_job import end_lost_job
 
-        reason = f"its worker process died ({_death(lost.process.exitcode)}) while running it"
+        reason = f"its worker process died ({_death(lost.process.returncode)}) while running it"
         log.error("job #%d failed: %s; the next jobs run in a new worker", number, reason)
         return end_lost_job(self.hydra_context, self.config, number, overrides, WorkerLost(reason))
 
 
 class _Worker:
-    """A worker process and the launcher's end of its pipe."""
+    """A worker process and the launcher's end of its connection.
 
-    def __init__(self, process, conn) -> None:
+    The worker is a new interpreter started with ``subprocess`` (what multiprocessing's ``spawn``
+    starts, without its import of the launching program's main module: a script that runs a sweep
+    through the Python API without an ``if __name__ == "__main__"`` guard would run again in it). It
+    gets this process's module search path first, then the sweep. Its death is seen on a pidfd.
+    """
+
+    def __init__(self, process: subprocess.Popen, conn: Connection) -> None:
         self.process, self.conn = process, conn
+        self.sentinel = os.pidfd_open(process.pid)
 
     @classmethod
     def start(cls, sweep: tuple) -> "_Worker":
         from hydra.core.singleton import Singleton
 
-        context = multiprocessing.get_context("spawn")
-        ours, theirs = context.Pipe()
-        # not a daemon: a job may start processes of its own (a daemon may not)
-        process = context.Process(target=worker.serve, args=(theirs,), name="harness-launcher-worker")
-        process.start()
+        ours, theirs = socket.socketpair()
+        bootstrap = (f"import sys; sys.path[:0] = {sys.path!r}; "
+                     f"from hydra_plugins.harness_launcher.worker import serve_on; serve_on({theirs.fileno()})")
+        # its own session is not wanted: Ctrl-C reaches it with the terminal's group, and it ignores it
+        process = subprocess.Popen([sys.executable, "-c", bootstrap], pass_fds=[theirs.fileno()],
+                                   stdin=subprocess.DEVNULL)
         theirs.close()
-        started = cls(process, ours)
+        started = cls(process, Connection(ours.detach()))
         _STARTED.add(started)
-        try:  # Hydra's state holds OmegaConf's resolvers, local functions: pickled as the joblib launcher does
-            ours.send_bytes(cloudpickle.dumps(("sweep", *sweep, Singleton.get_state())))
-        except BaseException:
-            started.stop(at_once=True)
-            raise
+        # Hydra's state holds OmegaConf's resolvers, local functions: pickled as the joblib launcher does
+        started.send(("sweep", *sweep, Singleton.get_state()), pickler=cloudpickle)
         return started
 
-    def send(self, message: tuple) -> None:
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def send(self, message: tuple, pickler=pickle) -> None:
         try:
-            self.conn.send_bytes(pickle.dumps(message))
-        except (BrokenPipeError, OSError):  # dead already: receive() says so
+            self.conn.send_bytes(pickler.dumps(message))
+        except OSError:  # dead already (a broken pipe): receive() says so
             pass
 
     def receive(self):
@@ -170,13 +179,17 @@ class _Worker:
             return None
 
     def stop(self, at_once: bool = False) -> None:
-        if self.process.is_alive() and not at_once:
+        if self.alive() and not at_once:
             self.send(("stop",))
-            self.process.join(STOP_SECONDS)
-        if self.process.is_alive():
+            try:
+                self.process.wait(STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                pass
+        if self.alive():
             self.process.kill()
-        self.process.join()
+        self.process.wait()
         self.conn.close()
+        os.close(self.sentinel)
         _STARTED.discard(self)
 
 
@@ -192,8 +205,6 @@ def _stop_started() -> None:
     _stop_all(list(_STARTED))
 
 
-# Registered after multiprocessing's own exit hook, so it runs first (exit hooks run last in,
-# first out): multiprocessing's would wait for the workers to end by themselves.
 atexit.register(_stop_started)
 
 

@@ -1,8 +1,8 @@
 """A worker process of the harness launcher: it runs one job after another, as Hydra's own
 launchers run a job (:func:`hydra.core.utils.run_job`), and keeps what they built.
 
-The worker is started with the ``spawn`` method (a fresh interpreter: nothing of the launcher's
-threads, locks or open connections), receives the sweep once (Hydra's context, the sweep's
+The worker is a fresh interpreter (nothing of the launcher's threads, locks or open connections,
+and not the launching program's main module), receives the sweep once (Hydra's context, the sweep's
 config, the task function and Hydra's global state, as the joblib launcher ships them) and then
 one job at a time. Its parts built per process (:func:`harness.jobs.parts_of_this_process`) and
 the compositions its config loader keeps (:mod:`harness.config.composition`) serve its later jobs
@@ -26,8 +26,15 @@ from typing import Any
 
 
 
+def serve_on(fd: int) -> None:
+    """The worker's loop on the connection of file descriptor ``fd`` (the launcher's socket)."""
+    from multiprocessing.connection import Connection
+
+    serve(Connection(fd))
+
+
 def serve(conn) -> None:
-    """The worker's loop (the target of its process)."""
+    """The worker's loop."""
     # Ctrl-C reaches every process of the terminal's group: the launcher stops its workers itself
     # (and the harness marks their open runs KILLED).
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -64,3 +64,24 @@ def test_two_workers_run_the_batch_side_by_side(tmp_path):
     assert len({c.data.tags[PID_TAG] for c in children}) == 2  # each worker ran a job at least
     assert [json.loads((tmp_path / "sweep" / str(n) / "summary.json").read_text())["job_num"] for n in range(3)] \
         == [0, 1, 2]
+
+
+def test_a_script_without_a_main_guard_runs_its_sweep_once(tmp_path):
+    # The workers are new interpreters that do not import the launching program's main module, as
+    # multiprocessing's spawn would: such a script would start its sweep again in every worker.
+    import subprocess
+    import sys
+
+    from tests.conftest import TINY
+
+    script = tmp_path / "evaluate.py"
+    script.write_text(
+        "from harness.api import sweep\n"
+        f"done = sweep(['dataset=questions_jsonl', 'dataset.questions={TINY / 'questions.jsonl'}', "
+        f"'dataset.documents={TINY / 'docs'}', 'chunker=none', 'retriever.top_k=1,2', 'tracking=none', "
+        f"'hydra.sweep.dir={tmp_path / 'sweep'}', 'cache.dir={tmp_path / 'cache'}'])\n"
+        "print('RUNS', len(done.runs), 'FAILED', done.failed)\n")
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=400,
+                          env={**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"})
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert done.stdout.count("RUNS") == 1 and "RUNS 2 FAILED []" in done.stdout
