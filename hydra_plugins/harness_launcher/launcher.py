@@ -2,10 +2,11 @@
 
 Hydra's basic launcher runs every job in the sweep's own process: a job that crashes the
 interpreter (a native library's segfault, memory exhausted) ends the whole sweep, and what one job
-built is only reused if it was built there. The joblib and Ray launchers isolate the jobs, but
-their workers come and go with each batch, so a racing sweeper's next round starts from nothing.
+built is only reused if it was built there. The joblib launcher isolates the jobs, but a worker
+that dies ends its whole batch.
 
-This launcher runs a batch's jobs in long-lived worker processes (:mod:`.worker`), each with
+This launcher runs a batch's jobs in long-lived worker processes (:mod:`.worker`, started and
+stopped by :mod:`.process`), each with
 Hydra's own :func:`~hydra.core.utils.run_job`: the same job folders and ``.hydra/*.yaml`` files,
 the callbacks' ``on_job_start``/``on_job_end`` with a ``JobReturn`` per job, in job order. A worker
 keeps the parts its jobs built (indexes, encoders, models) and the compositions of their configs
@@ -16,29 +17,21 @@ that job itself, and a fresh worker runs the rest. The workers stop when the swe
 
 from __future__ import annotations
 
-import atexit
 import logging
-import os
-import pickle
-import signal
-import socket
-import subprocess
-import sys
 import weakref
 from collections import deque
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any, List, Optional, Sequence
 
-import cloudpickle
 from hydra.core.utils import JobReturn, configure_log, filter_overrides, setup_globals
 from hydra.plugins.launcher import Launcher
 from hydra.types import HydraContext, TaskFunction
 from omegaconf import DictConfig
 
+from hydra_plugins.harness_launcher.process import Worker, death, stop_all
+
 log = logging.getLogger(__name__)
-# How long a stopped worker may take to finish before it is killed.
-STOP_SECONDS = 10.0
 
 
 class WorkerLost(RuntimeError):
@@ -54,8 +47,8 @@ class HarnessLauncher(Launcher):
         self.config: Optional[DictConfig] = None
         self.task_function: Optional[TaskFunction] = None
         self.hydra_context: Optional[HydraContext] = None
-        self._pool: list[_Worker] = []
-        weakref.finalize(self, _stop_all, self._pool)  # the sweep is over: its launcher is collected
+        self._pool: list[Worker] = []
+        weakref.finalize(self, stop_all, self._pool)  # the sweep is over: its launcher is collected
 
     def setup(self, *, hydra_context: HydraContext, task_function: TaskFunction, config: DictConfig) -> None:
         self.config, self.hydra_context, self.task_function = config, hydra_context, task_function
@@ -72,7 +65,7 @@ class HarnessLauncher(Launcher):
         try:
             return self._run(job_overrides, initial_job_idx, workers)
         except BaseException:  # Ctrl-C, SIGTERM: no worker goes on computing for a sweep that stopped
-            _stop_all(self._pool, at_once=True)
+            stop_all(self._pool, at_once=True)
             raise
 
     def _run(self, job_overrides: Sequence[Sequence[str]], initial_job_idx: int, workers: int) -> List[JobReturn]:
@@ -81,7 +74,7 @@ class HarnessLauncher(Launcher):
         checked = set(checked_in_this_process(str(self.config.hydra.sweep.dir)))
         waiting = deque(enumerate(job_overrides))
         results: list[Any] = [None] * len(job_overrides)
-        running: dict[_Worker, tuple[int, Sequence[str]]] = {}
+        running: dict[Worker, tuple[int, Sequence[str]]] = {}
         while waiting or running:
             while waiting and len(running) < workers:
                 position, overrides = waiting.popleft()
@@ -106,11 +99,11 @@ class HarnessLauncher(Launcher):
         configure_log(self.config.hydra.hydra_logging, self.config.hydra.verbose)
         return results
 
-    def _idle_worker(self, running: dict) -> "_Worker":
+    def _idle_worker(self, running: dict) -> Worker:
         for candidate in self._pool:
             if candidate not in running:
                 return candidate
-        started = _Worker.start((self.hydra_context, self.config, self.task_function, self._compositions()))
+        started = Worker.start((self.hydra_context, self.config, self.task_function, self._compositions()))
         self._pool.append(started)
         return started
 
@@ -122,97 +115,11 @@ class HarnessLauncher(Launcher):
         composer = self.hydra_context.config_loader.load_sweep_config
         return composer.compositions(self.config) if isinstance(composer, ComposedByChoices) else {}
 
-    def _lost(self, lost: "_Worker", number: int, overrides: list[str]) -> JobReturn:
+    def _lost(self, lost: Worker, number: int, overrides: list[str]) -> JobReturn:
         """The job the dead worker was running, as a failed job: its folder says why, and the
         callbacks' ``on_job_end`` gets its ``JobReturn`` here, as the worker would have called it."""
         from hydra_plugins.harness_launcher.lost_job import end_lost_job
 
-        reason = f"its worker process died ({_death(lost.process.returncode)}) while running it"
+        reason = f"its worker process died ({death(lost.process.returncode)}) while running it"
         log.error("job #%d failed: %s; the next jobs run in a new worker", number, reason)
         return end_lost_job(self.hydra_context, self.config, number, overrides, WorkerLost(reason))
-
-
-class _Worker:
-    """A worker process and the launcher's end of its connection.
-
-    The worker is a new interpreter started with ``subprocess`` (what multiprocessing's ``spawn``
-    starts, without its import of the launching program's main module: a script that runs a sweep
-    through the Python API without an ``if __name__ == "__main__"`` guard would run again in it). It
-    gets this process's module search path first, then the sweep. Its death is seen on a pidfd.
-    """
-
-    def __init__(self, process: subprocess.Popen, conn: Connection) -> None:
-        self.process, self.conn = process, conn
-        self.sentinel = os.pidfd_open(process.pid)
-
-    @classmethod
-    def start(cls, sweep: tuple) -> "_Worker":
-        from hydra.core.singleton import Singleton
-
-        ours, theirs = socket.socketpair()
-        bootstrap = (f"import sys; sys.path[:0] = {sys.path!r}; "
-                     f"from hydra_plugins.harness_launcher.worker import serve_on; serve_on({theirs.fileno()})")
-        # its own session is not wanted: Ctrl-C reaches it with the terminal's group, and it ignores it
-        process = subprocess.Popen([sys.executable, "-c", bootstrap], pass_fds=[theirs.fileno()],
-                                   stdin=subprocess.DEVNULL)
-        theirs.close()
-        started = cls(process, Connection(ours.detach()))
-        _STARTED.add(started)
-        # Hydra's state holds OmegaConf's resolvers, local functions: pickled as the joblib launcher does
-        started.send(("sweep", *sweep, Singleton.get_state()), pickler=cloudpickle)
-        return started
-
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
-    def send(self, message: tuple, pickler=pickle) -> None:
-        try:
-            self.conn.send_bytes(pickler.dumps(message))
-        except OSError:  # dead already (a broken pipe): receive() says so
-            pass
-
-    def receive(self):
-        """The worker's answer, or None when it died without one."""
-        try:
-            return pickle.loads(self.conn.recv_bytes()) if self.conn.poll() else None
-        except (EOFError, OSError):
-            return None
-
-    def stop(self, at_once: bool = False) -> None:
-        if self.alive() and not at_once:
-            self.send(("stop",))
-            try:
-                self.process.wait(STOP_SECONDS)
-            except subprocess.TimeoutExpired:
-                pass
-        if self.alive():
-            self.process.kill()
-        self.process.wait()
-        self.conn.close()
-        os.close(self.sentinel)
-        _STARTED.discard(self)
-
-
-_STARTED: set[_Worker] = set()  # every live worker of this process, stopped at exit at the latest
-
-
-def _stop_all(pool: list[_Worker], at_once: bool = False) -> None:
-    while pool:
-        pool.pop().stop(at_once)
-
-
-def _stop_started() -> None:
-    _stop_all(list(_STARTED))
-
-
-atexit.register(_stop_started)
-
-
-def _death(exitcode: int | None) -> str:
-    if exitcode is not None and exitcode < 0:
-        name = signal.Signals(-exitcode).name
-        why = ": out of memory, or kill -9" if -exitcode == signal.SIGKILL else ""
-        return f"killed by {name}{why}"
-    return f"exit status {exitcode}" if exitcode is not None else "its pipe closed"
-
-
