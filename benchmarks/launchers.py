@@ -1,6 +1,7 @@
 """Wall time of `make run`'s demo sweep under each launcher, and of its identical re-run.
 
-    python benchmarks/launchers.py                      # basic, joblib (2 workers), Ray (2 CPUs)
+    python benchmarks/launchers.py                      # basic, harness, joblib (2 workers), Ray (2 CPUs)
+    python benchmarks/launchers.py --launchers basic,harness   # Hydra's basic launcher against the default
     python benchmarks/launchers.py --launchers basic,ray -- retriever=bm25,dense   # another sweep
 
 Every launcher's sweep starts cold (its own fresh cache and MLflow store in a temporary folder);
@@ -23,7 +24,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 LAUNCHERS = {
-    "basic": [],
+    "basic": ["hydra/launcher=basic"],
+    "harness": [],  # the default: hydra_plugins/harness_launcher
     "joblib": ["hydra/launcher=joblib", "hydra.launcher.n_jobs=2"],
     "ray": ["hydra/launcher=ray", "hydra.launcher.ray.init.num_cpus=2"],
 }
@@ -46,7 +48,7 @@ def timed_sweep(workdir: Path, sweep: list[str], launcher: list[str], name: str)
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--launchers", default="basic,joblib,ray", help="comma-separated, basic first")
+    parser.add_argument("--launchers", default="basic,harness,joblib,ray", help="comma-separated, basic first")
     parser.add_argument("sweep", nargs="*", default=["experiment=demo_sweep"],
                         help="the sweep's overrides (default: experiment=demo_sweep)")
     args = parser.parse_args()

@@ -40,8 +40,8 @@ def cli() -> None:
 
         sys.argv[1:] = _resume_folder(sys.argv[1:])
         register_help_resolver()
-        if "--help" in sys.argv[1:] or "-h" in sys.argv[1:]:
-            _skip_unused_group_listings()
+        if ("--help" in sys.argv[1:] or "-h" in sys.argv[1:]) and "--hydra-help" not in sys.argv[1:]:
+            _print_help_page(sys.argv[1:])
         try:
             main()
             status = 0
@@ -79,33 +79,20 @@ def _exit_now(status: int | str | None, finalise: bool = True) -> None:
     os._exit(status or 0)
 
 
-def _skip_unused_group_listings() -> None:
-    """``harness --help`` in about 2 s instead of 14: Hydra's help builds both of its group listings
-    (``$APP_CONFIG_GROUPS``, ``$HYDRA_CONFIG_GROUPS``) whatever the template uses, deep-copying the
-    config repository once per group and option (240 times here: 33 of 37 CPU s, profiled). The
-    harness's help template lists the groups itself (``${harness_groups:}``), so for ``--help`` the
-    two listings are left empty. Hydra's ``--hydra-help``, whose template uses them, is untouched.
-    Hydra internals: if they change, help is built the slow way, never wrongly."""
+def _print_help_page(argv: list[str]) -> None:
+    """``harness --help`` from the composed ``hydra/help`` template (:mod:`harness.cli.help_page`),
+    then exit; Hydra's own help where the template needs it or the overrides do not compose."""
+    from harness.cli.help_page import help_page
+    from harness.cli.sweep import CONFIG_DIR
+
+    overrides = [arg for arg in argv if not arg.startswith("-")]
     try:
-        from hydra._internal.hydra import Hydra
-    except ImportError:
+        page = help_page(str(CONFIG_DIR), overrides)
+    except Exception:  # noqa: BLE001 - Hydra's own help reports a bad override its way
         return
-    slow = getattr(Hydra, "get_help", None)
-    if slow is None or getattr(slow, "_harness_fast", False):
-        return
-
-    def get_help(self, help_cfg, cfg, args_parser, resolve):
-        if "CONFIG_GROUPS" in str(help_cfg.template):
-            return slow(self, help_cfg, cfg, args_parser, resolve)
-        listing = self.format_config_groups
-        self.format_config_groups = lambda *args, **kwargs: ""
-        try:
-            return slow(self, help_cfg, cfg, args_parser, resolve)
-        finally:
-            self.format_config_groups = listing
-
-    get_help._harness_fast = True
-    Hydra.get_help = get_help
+    if page is not None:
+        print(page)
+        _exit_now(0)
 
 
 def _resume_folder(argv: list[str]) -> list[str]:

@@ -14,6 +14,7 @@ defined in the standard ``logging`` package or the harness, or be declared plugi
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Iterator
 
@@ -28,6 +29,13 @@ HYDRA_PACKAGES = ("hydra._internal.core_plugins.", "hydra_plugins.", "optuna.sam
 LOGGING_NODES = ("hydra.job_logging.", "hydra.hydra_logging.")
 LOGGING_PACKAGES = ("logging.",)
 LOGGING_KEYS = ("()", "class")
+
+
+# One interpolation with no nested one, no dict or list literal and no quoted text (``${seed}``,
+# ``${oc.select:stats.guards,null}``): it is a node of the same config, which the walk checks where
+# it is, or a resolver's value of plain arguments, which builds no node with a target. It is not
+# resolved: each resolution parses OmegaConf's grammar again (~2 ms; 24 of a config's 39).
+_NODE_FREE = re.compile(r"\$\{[^${}\[\]'\"]*\}")
 
 
 class TargetNotAllowed(ValueError):
@@ -177,6 +185,8 @@ def _targets(node, path: str, logging: bool = False) -> Iterator[tuple[str, str]
             continue
         child = node._get_node(key)
         if child is not None and child._is_interpolation():
+            if _NODE_FREE.fullmatch(str(child._value())):
+                continue
             child = _value(node, key)  # e.g. ${oc.create:...} building a node with a target
         yield from _targets(child, where, in_logging)
 

@@ -100,6 +100,17 @@ class ComposedByChoices:
         OmegaConf.copy_cache(from_config=master_config, to_config=cfg)
         return cfg
 
+    def compositions(self, master_config: DictConfig) -> dict[tuple[str, ...], DictConfig]:
+        """The compositions kept for ``master_config``, by group overrides: what
+        :meth:`adopt` gives another process's copy (the harness launcher's worker)."""
+        return {key[1]: composed for key, (master, composed) in self.composed.items() if master is master_config}
+
+    def adopt(self, master_config: DictConfig, compositions: dict[tuple[str, ...], DictConfig]) -> None:
+        """Keeps ``compositions`` (:meth:`compositions` of the same master config, composed in another
+        process from an equal copy of it) as if composed here."""
+        for overrides, composed in compositions.items():
+            self.composed.setdefault((id(master_config), tuple(overrides)), (master_config, composed))
+
     def _shapes_defaults(self, master_config: DictConfig, override: Override) -> bool:
         """Whether Hydra reads ``override`` while building the defaults tree (a group choice,
         ``+group=x``, ``~group``, ``group@package=x``) rather than applying it as a value."""

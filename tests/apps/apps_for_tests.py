@@ -27,3 +27,13 @@ def broken(question: str) -> dict:
 def slow(question: str, seconds: float = 5.0) -> str:
     time.sleep(seconds)
     return "late"
+
+
+def dies_at(question: str, n: int, at: int = 2) -> str:
+    """Kills its own process (as the kernel's OOM killer or ``kill -9`` would) in the job where ``n == at``."""
+    if n == at:
+        import os
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
+    return "Paris"

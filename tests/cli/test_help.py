@@ -37,32 +37,25 @@ def test_version():
     assert done.returncode == 0 and done.stdout.strip() == f"harness {__version__}"
 
 
-def test_help_skips_only_the_group_listings_its_template_does_not_use(monkeypatch):
-    # Hydra's get_help builds both group listings whatever the template says (14 s here); for a
-    # template without them the harness skips that work, and a template that uses them gets them.
+def test_help_page_is_hydras_rendering_of_the_template_without_its_group_listings():
+    # Hydra's --help builds both config-group listings whatever the template uses (10-14 s here);
+    # the harness's template uses neither, so the page is rendered from the composed template.
     from types import SimpleNamespace
 
+    from hydra import compose, initialize_config_dir
     from hydra._internal.hydra import Hydra
 
-    from harness.cli.main import _skip_unused_group_listings
+    from harness.cli.help_page import HYDRA_PLACEHOLDERS, help_page
+    from harness.cli.subcommands import register_help_resolver
+    from harness.cli.sweep import CONFIG_DIR
 
-    monkeypatch.setattr(Hydra, "get_help", Hydra.get_help)  # restored after the test
-    _skip_unused_group_listings()
-    _skip_unused_group_listings()  # a second call does not wrap twice
-    assert Hydra.get_help._harness_fast
-    calls = []
-
-    class Fake:
-        def format_args_help(self, parser):
-            return "FLAGS"
-
-        def format_config_groups(self, predicate, compact=True):
-            calls.append(predicate)
-            return "LISTED"
-
-    fake, cfg = Fake(), {"a": 1}
-    own = Hydra.get_help(fake, SimpleNamespace(template="own listing; $FLAGS_HELP"), cfg, None, False)
-    assert own == "own listing; FLAGS" and calls == []
-    assert fake.format_config_groups("x") == "LISTED"  # put back
-    hydra_help = Hydra.get_help(fake, SimpleNamespace(template="$HYDRA_CONFIG_GROUPS|$APP_CONFIG_GROUPS"), cfg, None, False)
-    assert hydra_help == "LISTED|LISTED"
+    register_help_resolver()
+    page = help_page(str(CONFIG_DIR), [])
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", return_hydra_config=True)
+    unused = SimpleNamespace(format_args_help=lambda parser: "", format_config_groups=lambda predicate: "")
+    assert page == Hydra.get_help(unused, cfg.hydra.help, cfg, None, False)
+    assert 'eval "$(harness -sc install=bash)"' in page
+    for template in ("$APP_CONFIG_GROUPS", "x ${CONFIG}", "$FLAGS_HELP", "$HYDRA_CONFIG_GROUPS"):
+        assert HYDRA_PLACEHOLDERS.search(template)  # such a template gets Hydra's own help
+    assert not HYDRA_PLACEHOLDERS.search("costs $$CONFIG")

@@ -34,6 +34,19 @@ def test_nested_listed_and_interpolated_targets_are_checked_too():
     assert "'hydra_like._target_' names 'shutil.copyfile'" in str(refused.value)
 
 
+def test_a_reference_is_checked_where_it_points_and_a_literal_inside_an_interpolation_is_built():
+    # `${a}` is not resolved (a's own node is walked); a dict or list literal, a quoted text or a
+    # nested interpolation may build a node with a target, so those are resolved and checked.
+    cfg = OmegaConf.create({"a": {"_target_": "shutil.copyfile"}, "b": "${a}", "c": "${oc.select:missing,null}",
+                            "listed": "${oc.create:[{_target_: os.makedirs}]}",
+                            "nested": "${oc.create:${oc.select:spec,null}}", "spec": {"_target_": "builtins.open"}})
+    with pytest.raises(TargetNotAllowed) as refused:
+        check_targets(cfg)
+    assert "'a._target_' names 'shutil.copyfile'" in str(refused.value) and "'b." not in str(refused.value)
+    assert "'listed.0._target_' names 'os.makedirs'" in str(refused.value)
+    assert "'nested._target_' names 'builtins.open'" in str(refused.value)
+
+
 def test_a_foreign_object_reached_through_a_harness_module_is_refused():
     # harness.cache imports modules of its own; the path starts with `harness.` but the object is not ours.
     import harness.cache

@@ -109,3 +109,28 @@ def test_a_copied_loader_composes_afresh_in_its_worker(loader):
     kept = LeastRecentlyUsed(2)
     kept.update(a=1, b=2)
     assert copy.deepcopy(kept) == kept and copy.deepcopy(kept).size == 2
+
+
+def test_a_worker_adopts_the_compositions_of_the_launchers_process(loader):
+    """The harness launcher ships the start check's compositions to its worker: the worker's copy of
+    the loader builds each job from them, equal to Hydra's own, without composing again."""
+    import pickle
+
+    from harness.config.composition import compose_by_choices
+
+    master = loader.load_configuration("config", ["retriever=bm25,dense"], RunMode.MULTIRUN)
+    compose_by_choices(loader)
+    composer = loader.load_sweep_config
+    for choice in ("bm25", "dense"):
+        composer.shared(master, [f"retriever={choice}", "retriever.top_k=5"])
+    kept = composer.compositions(master)
+    assert set(kept) == {("retriever=bm25",), ("retriever=dense",)}
+    worker_master, worker_loader, shipped = pickle.loads(pickle.dumps((master, loader, kept)))
+    worker = worker_loader.load_sweep_config
+    worker.adopt(worker_master, shipped)
+    calls = []
+    compose = worker.compose
+    worker.compose = lambda *args: calls.append(args) or compose(*args)
+    job = ["retriever=dense", "retriever.top_k=7"]
+    assert OmegaConf.to_yaml(worker(worker_master, job)) == OmegaConf.to_yaml(composer.compose(master, job))
+    assert calls == []

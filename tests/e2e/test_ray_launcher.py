@@ -72,7 +72,7 @@ def test_ray_sweep_matches_the_basic_launcher(tmp_path):
     ray_tmp = tempfile.mkdtemp(prefix="ray", dir="/tmp")
     try:
         # Python's warnings as a user's console shows them (run_cli hides them by default).
-        grid = run_cli(basic, *SWEEP, env={"PYTHONWARNINGS": ""})
+        grid = run_cli(basic, *SWEEP, "hydra/launcher=basic", env={"PYTHONWARNINGS": ""})
         assert grid.returncode == 0, grid.stdout[-3000:] + grid.stderr[-3000:]
         done = run_cli(ray, *SWEEP, "hydra/launcher=ray", "hydra.launcher.ray.init.num_cpus=2",
                        f"+hydra.launcher.ray.init._temp_dir={ray_tmp}",

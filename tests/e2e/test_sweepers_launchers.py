@@ -1,5 +1,6 @@
-"""The racing and Optuna sweepers hand their batches to the joblib and Ray launchers: the same
-race (eliminations, runs, figures) and a study under one parent run."""
+"""The racing and Optuna sweepers hand their batches to Hydra's basic launcher and the joblib and Ray
+launchers as to the harness launcher (the default: test_racing.py, test_optuna.py): the same race
+(eliminations, runs, figures) and a study under one parent run."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from tests.forkserver import run as forked
 pytestmark = pytest.mark.slow
 
 JOBLIB = ["hydra/launcher=joblib", "hydra.launcher.n_jobs=2"]
+BASIC = ["hydra/launcher=basic"]
 
 
 def sweep(folder, *overrides, extra_env=None):
@@ -31,6 +33,14 @@ def test_race_and_study_with_joblib(tmp_path):
     study.mkdir()
     check_race(race, race / "sweep", sweep(race, *RACE, *JOBLIB).stdout)
     check_study(study, study / "sweep", sweep(study, *STUDY, *JOBLIB).stdout)
+
+
+def test_race_and_study_with_the_basic_launcher(tmp_path):
+    race, study = tmp_path / "race", tmp_path / "study"
+    race.mkdir()
+    study.mkdir()
+    check_race(race, race / "sweep", sweep(race, *RACE, *BASIC).stdout)
+    check_study(study, study / "sweep", sweep(study, *STUDY, *BASIC).stdout)
 
 
 @pytest.mark.usefixtures("one_ray_cluster_at_a_time")

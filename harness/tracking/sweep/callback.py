@@ -21,13 +21,12 @@ from hydra.experimental.callback import Callback
 from hydra.types import RunMode
 from hydra.utils import get_class, instantiate
 from omegaconf import DictConfig, ListConfig, OmegaConf
-import yaml
 
 from harness import __version__
 from harness.config.checks import check_config
 from harness.config.resolvers import PROJECT_ROOT
 from harness.config.secrets import redact, redact_file, redact_logging, redact_text
-from harness.config.speedups import yaml_dumper
+from harness.config.yaml_text import to_yaml
 from harness.jobs import (JobNotValid, SweepNotValid, build_job, check_sweep_jobs, checked_in_this_process,
                           load_dataset, parts_of_this_process)
 from harness.log_filters import FILE_ONLY
@@ -169,12 +168,16 @@ class TrackingCallback(Callback):
             "error": outcome.message, "output_dir": str(outcome.output_dir),
             "job_info": asdict(info),  # what `harness sync` needs to log the job later
         }
-        if multirun and race.is_round(config):  # its traces now; its results once the race has decided it
+        run_id, race_round = OPEN.job_run_id, multirun and race.is_round(config)
+        if run_id is None and multirun:  # its start ran in a worker that died (harness launcher): the run it opened
+            kept = sweep.round_run if race_round else sweep.job_run
+            run_id = kept(Path(hydra_cfg.runtime.output_dir), state.get("sweep_id"))
+        if race_round:  # its traces now; its results once the race has decided it
             tracker = sweep_tracker(config, race_round=True)
-            race.log_round_traces(tracker, OPEN.job_run_id, outcome, info.name, state["sweep_id"])
+            race.log_round_traces(tracker, run_id, outcome, info.name, state["sweep_id"])
         else:
             tracker = sweep_tracker(config) if multirun else instantiate(config.tracking)
-            log_summary(tracker, summary, outcome, info, state.get("parent_run_id"), OPEN.job_run_id, multirun)
+            log_summary(tracker, summary, outcome, info, state.get("parent_run_id"), run_id, multirun)
         traces_failed = tracker.flush() if OPEN.sweep_id is None else []  # else written in the background
         if traces_failed:
             summary["traces_error"] = traces_failed[-1]
@@ -413,10 +416,8 @@ def _config_yaml(task: dict[str, Any], overrides: list[str], config: DictConfig)
     that track it (``harness reproduce`` reads the overrides)."""
     hydra = {"overrides": {"task": overrides},
              "callbacks": OmegaConf.to_container(config.hydra.callbacks, resolve=False)}
-    # What OmegaConf.to_yaml writes (on libyaml: harness.config.speedups), without first building a
-    # DictConfig of the plain dict (~0.1 s a job).
-    return yaml.dump(redact({**task, "hydra": hydra}), Dumper=yaml_dumper(), default_flow_style=False,
-                     allow_unicode=True, sort_keys=False)
+    # What OmegaConf.to_yaml writes, without first building a DictConfig of the plain dict (~0.1 s a job).
+    return to_yaml(redact({**task, "hydra": hydra}))
 
 
 def _task_container(config: DictConfig) -> dict[str, Any]:

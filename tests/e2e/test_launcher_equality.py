@@ -1,0 +1,134 @@
+"""The same sweep through Hydra's basic launcher and the harness launcher gives the same results:
+every metric, per-question table, job folder file (the ``.hydra/*.yaml`` included) and MLflow
+record. What may differ: times, ids, process ids, the folders' own paths and the launcher's choice."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from mlflow.tracking import MlflowClient
+
+from tests.conftest import TINY_DATASET_OVERRIDES
+from tests.e2e.test_sweep import run_cli, runs_of, split
+
+pytestmark = pytest.mark.slow
+
+SWEEP = [*TINY_DATASET_OVERRIDES, "chunker=none,recursive", "retriever=bm25", "retriever.top_k=2,5"]
+# Values that are times, durations, ids or process facts: they differ between any two runs.
+VARYING = re.compile(r"(latency|seconds|_time|time_|timestamp|duration|elapsed|start|end|run_?id|sweep_id|"
+                     r"pid|process_started|hostname|\bid\b|_ms$|per_second|throughput)", re.I)
+LAUNCHER = re.compile(r"hydra/launcher|hydra\.launcher")
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory):
+    folders = {}
+    for launcher in ("basic", "harness"):
+        folder = tmp_path_factory.mktemp(launcher)
+        done = run_cli(folder, *SWEEP, f"hydra/launcher={launcher}", timeout=400)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        folders[launcher] = folder
+    return folders["basic"], folders["harness"]
+
+
+def test_every_job_folder_holds_the_same_files_and_values(both):
+    basic, harness = both
+    jobs = sorted(p.name for p in (basic / "sweep").iterdir() if p.is_dir())
+    assert jobs == ["0", "1", "2", "3"]
+    assert jobs == sorted(p.name for p in (harness / "sweep").iterdir() if p.is_dir())
+    for job in jobs:
+        a, b = basic / "sweep" / job, harness / "sweep" / job
+        files = sorted(str(p.relative_to(a)) for p in a.rglob("*") if p.is_file())
+        assert files == sorted(str(p.relative_to(b)) for p in b.rglob("*") if p.is_file())
+        for name in files:
+            assert _content(a / name, basic) == _content(b / name, harness), f"job {job}: {name}"
+    sweep_files = sorted(p.name for p in (basic / "sweep").iterdir() if p.is_file())
+    assert "leaderboard.csv" in sweep_files and "multirun.yaml" in sweep_files
+    assert sweep_files == sorted(p.name for p in (harness / "sweep").iterdir() if p.is_file())
+    for name in sweep_files:
+        assert _content(basic / "sweep" / name, basic) == _content(harness / "sweep" / name, harness), name
+
+
+def test_mlflow_records_are_the_same(both):
+    records = []
+    for folder in both:
+        client, runs = runs_of(folder)
+        parents, children = split(runs)
+        assert len(parents) == 1 and len(children) == 4
+        records.append({
+            child.info.run_name: {
+                "status": child.info.status,
+                "params": _normal(child.data.params, folder),
+                "metrics": _normal(child.data.metrics, folder),
+                "tags": _normal(child.data.tags, folder),
+            } for child in children
+        } | {"parent": {"status": parents[0].info.status, "params": _normal(parents[0].data.params, folder),
+                        "metrics": _normal(parents[0].data.metrics, folder)}})
+    assert records[0] == records[1]
+    assert all(run["metrics"]["retrieval/mrr"] > 0 for name, run in records[0].items() if name != "parent")
+
+
+def _content(path: Path, folder: Path):
+    """The file's values, its folder's path replaced, what varies left out."""
+    text = path.read_text().replace(str(folder), "<folder>")
+    if path.suffix in (".yaml", ".yml"):
+        data = yaml.safe_load(text)
+        if isinstance(data, dict) and "hydra" in data:  # the launcher's own settings
+            data["hydra"].pop("launcher", None)
+        return _normal(data, folder)
+    if path.suffix == ".json":
+        return _normal(json.loads(text), folder)
+    if path.suffix == ".jsonl":
+        return [_normal(json.loads(line), folder) for line in text.splitlines() if line.strip()]
+    if path.suffix == ".csv":
+        return [_normal(row, folder) for row in csv.DictReader(text.splitlines())]
+    if path.suffix == ".log":  # log lines carry their times; the messages must match
+        return [re.sub(r"^\[[^\]]*\]", "", line) for line in text.splitlines() if "Launching" not in line]
+    return text
+
+
+def _normal(value, folder: Path):
+    if isinstance(value, dict):
+        return {k: _normal(v, folder) for k, v in value.items()
+                if not VARYING.search(str(k)) and not LAUNCHER.search(str(k))}
+    if isinstance(value, list):
+        return [_normal(v, folder) for v in value if not (isinstance(v, str) and LAUNCHER.search(v))]
+    if isinstance(value, str):
+        return value.replace(str(folder), "<folder>")
+    return value
+
+
+def test_a_race_through_either_launcher_decides_and_records_the_same(tmp_path):
+    """The racing sweeper's rounds through the basic and the harness launcher: the same race record,
+    leaderboard, job files and MLflow runs (the demo's two chunkings: one round, one elimination)."""
+    from tests.e2e.test_racing import RACE, command, env
+    from tests.forkserver import run as forked
+
+    folders = []
+    for launcher in ("basic", "harness"):
+        folder = tmp_path / launcher
+        folder.mkdir()
+        done = forked(command(folder, *RACE, f"hydra/launcher={launcher}", f"hydra.sweep.dir={folder / 'sweep'}"),
+                      cwd=folder, env=env(), capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        folders.append(folder)
+    basic, harness = folders
+    files = sorted(str(p.relative_to(basic / "sweep")) for p in (basic / "sweep").rglob("*") if p.is_file())
+    assert "race.json" in files and "leaderboard.csv" in files and "0/per_question.jsonl" in files
+    assert files == sorted(str(p.relative_to(harness / "sweep")) for p in (harness / "sweep").rglob("*")
+                           if p.is_file())
+    for name in files:
+        assert _content(basic / "sweep" / name, basic) == _content(harness / "sweep" / name, harness), name
+    runs = []
+    for folder in folders:
+        client = MlflowClient(f"sqlite:///{folder / 'mlflow.db'}")
+        found = client.search_runs([client.get_experiment_by_name("race").experiment_id])
+        runs.append({run.info.run_name: (run.info.status, _normal(run.data.params, folder),
+                                         _normal(run.data.metrics, folder), _normal(run.data.tags, folder))
+                     for run in found})
+    assert len(runs[0]) == 3 and runs[0] == runs[1]
