@@ -36,15 +36,16 @@ ANSWERS = {"t1": "Tokens expire after 3600 seconds.", "t2": "100 connections", "
 @pytest.fixture(scope="module")
 def sweep(tmp_path_factory):
     """Two configurations on the tiny data; two of the four questions answered (from a predictions file).
-    Their traces go through the writer process (a sweep of larger jobs uses it; the tiny ones would
-    be written by the sweep's own process)."""
+    Run by the sweep's own process (hydra/launcher=basic), their traces go through the writer process
+    (a sweep of larger jobs uses it; the tiny ones would be written by the sweep's own process); the
+    harness launcher's workers write theirs when each job ends, as the other e2e sweeps do."""
     folder = tmp_path_factory.mktemp("traces")
     predictions = folder / "predictions.jsonl"
     predictions.write_text("".join(json.dumps({"question_id": q, "answer": a, "input_tokens": 50, "output_tokens": 6})
                                    + "\n" for q, a in ANSWERS.items()))
     done = run_cli(folder, *TINY_DATASET_OVERRIDES, "chunker=none", "retriever=bm25,dense", "generator=predictions",
                    f"generator.path={predictions}", "generation.sample=2", "metrics.answer.bertscore=null",
-                   "tracking.background_traces_from=0")
+                   "tracking.background_traces_from=0", "hydra/launcher=basic")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return folder
 
