@@ -27,20 +27,13 @@ def sweep(folder, *overrides, extra_env=None):
     return done
 
 
-def test_race_and_study_with_joblib(tmp_path):
+@pytest.mark.parametrize("launcher", [JOBLIB, BASIC], ids=["joblib", "basic"])
+def test_race_and_study_with_another_launcher(tmp_path, launcher):
     race, study = tmp_path / "race", tmp_path / "study"
     race.mkdir()
     study.mkdir()
-    check_race(race, race / "sweep", sweep(race, *RACE, *JOBLIB).stdout)
-    check_study(study, study / "sweep", sweep(study, *STUDY, *JOBLIB).stdout)
-
-
-def test_race_and_study_with_the_basic_launcher(tmp_path):
-    race, study = tmp_path / "race", tmp_path / "study"
-    race.mkdir()
-    study.mkdir()
-    check_race(race, race / "sweep", sweep(race, *RACE, *BASIC).stdout)
-    check_study(study, study / "sweep", sweep(study, *STUDY, *BASIC).stdout)
+    check_race(race, race / "sweep", sweep(race, *RACE, *launcher).stdout)
+    check_study(study, study / "sweep", sweep(study, *STUDY, *launcher).stdout)
 
 
 @pytest.mark.usefixtures("one_ray_cluster_at_a_time")
