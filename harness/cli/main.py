@@ -28,6 +28,10 @@ def cli() -> None:
             sys.exit(2)
     # Model loading's own bars ("Loading weights") would interleave with the harness's progress.
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    if _sweeps_in_workers(sys.argv[1:]):  # the harness launcher's worker imports while this process starts
+        from hydra_plugins.harness_launcher._process import prestart
+
+        prestart()
     from harness.tracking.sweep.interruption import allow_signals, stop_on_signals
 
     stop_on_signals()
@@ -52,6 +56,17 @@ def cli() -> None:
         # Stopped: the open runs are closed; nothing else is waited for (a worker's job in progress).
         _exit_now(_stopped(stop), finalise=False)
     _exit_now(status)
+
+
+# Hydra's flags that print something and end, running no job.
+_NO_JOBS = {"--help", "-h", "--hydra-help", "--cfg", "-c", "--info", "-i", "--resolve", "--shell-completion", "-sc"}
+
+
+def _sweeps_in_workers(argv: list[str]) -> bool:
+    """Whether the command is a sweep (``-m``) that the harness launcher, the default, runs."""
+    return (("-m" in argv or "--multirun" in argv) and not _NO_JOBS.intersection(argv)
+            and all(arg in ("hydra/launcher=harness", "override hydra/launcher=harness")
+                    for arg in argv if arg.lstrip("+~").startswith("hydra/launcher")))
 
 
 def _exit_now(status: int | str | None, finalise: bool = True) -> None:

@@ -21,10 +21,10 @@ import sys
 
 from hydra._internal.config_loader_impl import ConfigLoaderImpl, get_overrides_dirname
 from hydra.core.override_parser.overrides_parser import OverridesParser
-from hydra.core.override_parser.types import Override
+from hydra.core.override_parser.types import Override, OverrideType
 from hydra.errors import ConfigCompositionException
 from hydra.types import RunMode
-from omegaconf import DictConfig, OmegaConf, open_dict
+from omegaconf import DictConfig, OmegaConf, open_dict, read_write
 from omegaconf.errors import OmegaConfBaseException
 
 from harness.config.lru import LeastRecentlyUsed
@@ -150,10 +150,48 @@ class ComposedByChoices:
             cfg.hydra.runtime.choices.update(composed.hydra.runtime.choices)
             for key in cfg.hydra.job.env_copy:
                 cfg.hydra.job.env_set[key] = os.environ[key]
-        naming = cfg.hydra.job.config.override_dirname
-        cfg.hydra.job.override_dirname = get_overrides_dirname(
-            overrides=[o for o in parsed if not o.is_hydra_override()], kv_sep=naming.kv_sep,
-            item_sep=naming.item_sep, exclude_keys=naming.exclude_keys)
+        _name_folder(cfg, parsed)
+
+
+def next_round(config: DictConfig, task_config: DictConfig, before: list[str], after: list[str],
+               keys: frozenset[str]) -> bool:
+    """Changes a job's config into the config of the same job with other values of ``keys``, in place.
+
+    ``config`` (with its ``hydra`` node) and ``task_config`` (without) were composed for the
+    overrides ``before``; when ``after`` differs from them only in plain values of ``keys``
+    (``race.questions=40`` for ``race.questions=20``: a race's next round of the same
+    configuration), both become what composing ``after`` gives: the values set as Hydra sets them,
+    the job's override list and ``override_dirname`` rewritten. No copy and no composition: a race
+    round's config costs nothing. Returns False, changing nothing, for any other difference.
+    """
+    if len(before) != len(after):
+        return False
+    parser = OverridesParser.create()
+    old, new = parser.parse_overrides(list(before)), parser.parse_overrides(list(after))
+    changed = [(o, n) for o, n in zip(old, new) if o.input_line != n.input_line]
+    for o, n in changed:
+        plain = n.type is OverrideType.CHANGE and n.package is None and not n.is_sweep_override()
+        if not (plain and o.type is OverrideType.CHANGE and o.package is None and o.key_or_group == n.key_or_group
+                and n.key_or_group in keys and not isinstance(n.value(), dict)):
+            return False
+    if not changed:
+        return True
+    for cfg in (config, task_config):
+        ConfigLoaderImpl._apply_overrides_to_config([n for _, n in changed], cfg)
+    with read_write(config.hydra), open_dict(config.hydra):
+        lines = config.hydra.overrides.task
+        for o, n in changed:
+            lines[len(lines) - 1 - list(reversed(list(lines))).index(o.input_line)] = n.input_line
+        _name_folder(config, new)
+    return True
+
+
+def _name_folder(cfg: DictConfig, parsed: list[Override]) -> None:
+    """``hydra.job.override_dirname`` of the job's overrides, as Hydra names it."""
+    naming = cfg.hydra.job.config.override_dirname
+    cfg.hydra.job.override_dirname = get_overrides_dirname(
+        overrides=[o for o in parsed if not o.is_hydra_override()], kv_sep=naming.kv_sep,
+        item_sep=naming.item_sep, exclude_keys=naming.exclude_keys)
 
 
 def compose_by_choices(loader) -> None:

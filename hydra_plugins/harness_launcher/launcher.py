@@ -6,7 +6,7 @@ built is only reused if it was built there. The joblib launcher isolates the job
 that dies ends its whole batch.
 
 This launcher runs a batch's jobs in long-lived worker processes (:mod:`.worker`, started and
-stopped by :mod:`.process`), each with
+stopped by :mod:`._process`), each with
 Hydra's own :func:`~hydra.core.utils.run_job`: the same job folders and ``.hydra/*.yaml`` files,
 the callbacks' ``on_job_start``/``on_job_end`` with a ``JobReturn`` per job, in job order. A worker
 keeps the parts its jobs built (indexes, encoders, models) and the compositions of their configs
@@ -29,7 +29,7 @@ from hydra.plugins.launcher import Launcher
 from hydra.types import HydraContext, TaskFunction
 from omegaconf import DictConfig
 
-from hydra_plugins.harness_launcher.process import Worker, death, stop_all
+from hydra_plugins.harness_launcher._process import Worker, death, stop_all
 
 log = logging.getLogger(__name__)
 

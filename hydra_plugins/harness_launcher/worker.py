@@ -1,28 +1,42 @@
 """A worker process of the harness launcher: it runs one job after another, as Hydra's own
-launchers run a job (:func:`hydra.core.utils.run_job`), and keeps what they built.
+launchers run a job (:mod:`.job`, step for step Hydra's :func:`hydra.core.utils.run_job`), and keeps
+what they built.
 
 The worker is a fresh interpreter (nothing of the launcher's threads, locks or open connections,
-and not the launching program's main module), receives the sweep once (Hydra's context, the sweep's
-config, the task function and Hydra's global state, as the joblib launcher ships them) and then
-one job at a time. Its parts built per process (:func:`harness.jobs.parts_of_this_process`) and
-the compositions its config loader keeps (:mod:`harness.config.composition`) serve its later jobs
-and, since the launcher keeps the worker across launches, a racing sweeper's later rounds.
+and not the launching program's main module). It imports what jobs need first while it waits
+(``WARM_MODULES``; ``harness -m`` starts it before composing its sweep: _process.prestart), receives
+the sweep once (Hydra's context, the sweep's config, the task function and Hydra's global state, as
+the joblib launcher ships them) and then one job at a time. Its parts built per process
+(:func:`harness.jobs.parts_of_this_process`) and the compositions its config loader keeps
+(:mod:`harness.config.composition`) serve its later jobs and, since the launcher keeps the worker
+across launches, a racing sweeper's later rounds: a configuration's next round continues the
+config of its round before (only ``race.questions`` changes) on the pipeline built for it.
 
-Messages on the pipe, pickled: ``("sweep", hydra_context, config, task_function, compositions,
-singleton_state)``
-once (with cloudpickle, as joblib ships them: OmegaConf's resolvers are local functions), then
-``("job", number, overrides, checked)``, each answered with ``("done", job_return)`` or
-``("error", exception)`` (composing the job failed: the launcher raises it, as the basic launcher
-would); ``("stop",)`` or a closed pipe ends the worker.
+Messages on the pipe, pickled: ``("sweep", sys_path, hydra_context, config, task_function,
+compositions, singleton_state)`` once (with cloudpickle, as joblib ships them: OmegaConf's resolvers
+are local functions), then ``("job", number, overrides, checked)``, each answered with
+``("done", job_return)`` or ``("error", exception)`` (composing the job failed: the launcher raises
+it, as the basic launcher would); ``("stop",)`` or a closed pipe ends the worker.
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import logging
 import pickle
 import signal
 import sys
 import traceback
 from typing import Any
+
+from hydra.core.utils import configure_log
+
+log = logging.getLogger(__name__)
+# What a job imports first, imported by a new worker before its sweep arrives (~3 s of CPU): the
+# harness's task and callbacks, MLflow's client and SQL store, the per-question table's writer.
+WARM_MODULES = ("harness.cli.sweep", "harness.tracking.sweep.callback", "mlflow.tracking",
+                "mlflow.store.tracking.sqlalchemy_store", "harness.results.table")
 
 
 
@@ -41,6 +55,9 @@ def serve(conn) -> None:
     from harness.config.secrets import RedactingStream
 
     sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
+    for module in WARM_MODULES:  # while the launching process starts its sweep (_process.prestart)
+        with contextlib.suppress(Exception):  # a module that cannot be imported fails the job that needs it
+            importlib.import_module(module)
     sweep: _Sweep | None = None
     while True:
         try:
@@ -50,7 +67,8 @@ def serve(conn) -> None:
         if message[0] == "stop":
             return
         if message[0] == "sweep":
-            sweep = _Sweep(*message[1:])
+            sys.path[:] = message[1]  # the launching process's of now, as the worker was started earlier
+            sweep = _Sweep(*message[2:])
             continue
         assert sweep is not None and message[0] == "job"
         try:
@@ -65,9 +83,11 @@ def serve(conn) -> None:
 class _Sweep:
     def __init__(self, hydra_context, config, task_function, compositions: dict, singleton_state: dict[Any, Any]) -> None:
         from hydra.core.singleton import Singleton
-        from hydra.core.utils import configure_log, setup_globals
+        from hydra.core.utils import setup_globals
 
         from harness.config.composition import compose_by_choices
+        from harness.config.lru import LeastRecentlyUsed
+        from harness.jobs import PARTS_KEPT
 
         setup_globals()
         Singleton.set_state(singleton_state)
@@ -76,24 +96,61 @@ class _Sweep:
         # and those the launcher's start check composed, not again
         hydra_context.config_loader.load_sweep_config.adopt(config, compositions)
         configure_log(config.hydra.hydra_logging, config.hydra.verbose)
+        # a race's configurations by their overrides: (the last round's overrides, config, task config)
+        self.rounds: dict[tuple[str, ...], tuple[list[str], Any, Any]] = LeastRecentlyUsed(PARTS_KEPT)
 
     def run(self, number: int, overrides: list[str], checked: set[tuple[str, ...]]):
-        """The job, as Hydra's basic launcher runs it (its id and number, its folder, callbacks)."""
-        from hydra.core.utils import configure_log, run_job
-        from omegaconf import open_dict
+        """The job, as Hydra's basic launcher runs it (its id and number, its folder, callbacks).
 
+        A race's next round of a configuration this worker ran continues that job's config
+        (:func:`~harness.config.composition.next_round`: only ``race.questions`` changes) and hands
+        it to the pipeline the worker built for it; any other job is composed from the kept compositions."""
+        from omegaconf import open_dict, read_write
+
+        from harness.config.composition import next_round
         from harness.jobs import checked_in_this_process
+        from hydra_plugins.harness_launcher.job import run_job
 
         # jobs the launcher's start check passed, composed there from the same config and overrides
-        checked_in_this_process(str(self.config.hydra.sweep.dir)).update(checked)
-        sweep_config = self.hydra_context.config_loader.load_sweep_config(self.config, list(overrides))
-        with open_dict(sweep_config):
-            sweep_config.hydra.job.id = number
-            sweep_config.hydra.job.num = number
-        result = run_job(hydra_context=self.hydra_context, task_function=self.task_function, config=sweep_config,
-                         job_dir_key="hydra.sweep.dir", job_subdir_key="hydra.sweep.subdir")
+        passed = checked_in_this_process(str(self.config.hydra.sweep.dir))
+        passed.update(checked)
+        overrides = list(overrides)
+        if _grid_job(overrides) in passed:  # a race's round of a checked job: its questions and folder added
+            passed.add(tuple(o for o in overrides if not o.startswith("hydra.")))  # as the job looks it up
+        same = _configuration(overrides)
+        kept = self.rounds.pop(same, None)
+        if kept is not None and next_round(kept[1], kept[2], kept[0], overrides, ROUND_KEYS):
+            config, task_config = kept[1], kept[2]
+            log.info("#%d continues its configuration's round before (race: %s)", number,
+                     " ".join(o for o in overrides if o not in same))
+        else:
+            config = self.hydra_context.config_loader.load_sweep_config(self.config, overrides)
+            task_config = None
+        # a continued round's config: Hydra's node has been read-only since the round before ran
+        with read_write(config.hydra), open_dict(config):
+            config.hydra.job.id = number
+            config.hydra.job.num = number
+        result = run_job(self.hydra_context, self.task_function, config, task_config)
+        if same != tuple(overrides):  # a race's round: its next round continues this config
+            self.rounds[same] = (overrides, config, result.cfg)
         configure_log(self.config.hydra.hydra_logging, self.config.hydra.verbose)
         return result
+
+
+# What a race's next round of a configuration changes (hydra_plugins.harness_racing): its questions.
+ROUND_KEYS = frozenset({"race.questions"})
+
+
+def _grid_job(overrides: list[str]) -> tuple[str, ...]:
+    """The job's overrides without what the racing sweeper adds to a grid job's for a round (its
+    questions and its folder): those the start check checked (harness.jobs.check_sweep_jobs)."""
+    return tuple(o for o in overrides if o.split("=", 1)[0].strip() not in {*ROUND_KEYS, "hydra.sweep.subdir"})
+
+
+def _configuration(overrides: list[str]) -> tuple[str, ...]:
+    """The job's overrides but a race round's own (``race.questions=N``): the same for every round
+    of one configuration."""
+    return tuple(o for o in overrides if o.split("=", 1)[0].strip() not in ROUND_KEYS)
 
 
 def _pickled(answer: tuple) -> bytes:

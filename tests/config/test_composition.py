@@ -134,3 +134,57 @@ def test_a_worker_adopts_the_compositions_of_the_launchers_process(loader):
     job = ["retriever=dense", "retriever.top_k=7"]
     assert OmegaConf.to_yaml(worker(worker_master, job)) == OmegaConf.to_yaml(composer.compose(master, job))
     assert calls == []
+
+
+def _run_by_hydra(config):
+    """What a finished job leaves of its config: Hydra's node read-only (HydraConfig.set_config), and
+    the task's config, a copy without it (as run_job makes it)."""
+    import copy
+
+    from omegaconf import open_dict, read_write
+
+    OmegaConf.set_readonly(config.hydra, True)
+    task = copy.deepcopy(config)
+    with read_write(task), open_dict(task):
+        del task["hydra"]
+    return task
+
+
+def test_a_race_rounds_config_continued_in_place_equals_hydras_composition(loader):
+    """A race's next round of a configuration (only race.questions changes) continues the config of
+    the round before in place: the job's config and the task's equal Hydra's own composition of the round."""
+    from harness.config.composition import next_round
+
+    master = loader.load_configuration("config", ["chunker.size=12,64"], RunMode.MULTIRUN)
+    composed = ComposedByChoices(loader)
+    first = ["chunker=recursive", "chunker.size=64", "+extra.note=1", "race.questions=20", "hydra.sweep.subdir=1"]
+    second = [*first[:3], "race.questions=40", "hydra.sweep.subdir=1"]
+    config = composed(master, first)
+    task = _run_by_hydra(config)
+    assert next_round(config, task, first, second, frozenset({"race.questions"}))
+    expected = loader.load_sweep_config(master, second)
+    OmegaConf.set_readonly(expected.hydra, True)
+    assert OmegaConf.to_yaml(config) == OmegaConf.to_yaml(expected)
+    assert list(config.hydra.overrides.task) == list(expected.hydra.overrides.task)
+    assert config.hydra.job.override_dirname == expected.hydra.job.override_dirname
+    assert "race.questions=40" in config.hydra.job.override_dirname
+    assert OmegaConf.to_yaml(task) == OmegaConf.to_yaml(_run_by_hydra(expected))
+    assert task.race.questions == 40 and isinstance(task.race.questions, int)
+
+
+@pytest.mark.parametrize("second", [
+    ["chunker=fixed_tokens", "chunker.size=64", "race.questions=40"],  # a group choice
+    ["chunker=recursive", "chunker.size=32", "race.questions=40"],  # another value than the round's
+    ["chunker=recursive", "chunker.size=64", "+race.questions=40"],  # not a plain change
+    ["chunker=recursive", "chunker.size=64"],  # another number of overrides
+])
+def test_a_job_that_differs_otherwise_is_not_continued_and_nothing_changes(loader, second):
+    from harness.config.composition import next_round
+
+    master = loader.load_configuration("config", [], RunMode.MULTIRUN)
+    first = ["chunker=recursive", "chunker.size=64", "race.questions=20"]
+    config = ComposedByChoices(loader)(master, first)
+    task = _run_by_hydra(config)
+    before = (OmegaConf.to_yaml(config), OmegaConf.to_yaml(task))
+    assert not next_round(config, task, first, second, frozenset({"race.questions"}))
+    assert (OmegaConf.to_yaml(config), OmegaConf.to_yaml(task)) == before

@@ -85,3 +85,82 @@ def test_a_script_without_a_main_guard_runs_its_sweep_once(tmp_path):
                           env={**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"})
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert done.stdout.count("RUNS") == 1 and "RUNS 2 FAILED []" in done.stdout
+
+
+def test_the_sweeps_worker_starts_while_the_sweep_is_composed_and_checked(tmp_path):
+    """``harness -m`` starts the worker first thing, so that its imports overlap the sweep's own
+    start: it is older than the sweep's parent run (opened after composing and checking every job),
+    and the one worker runs every job. With another launcher no worker is started."""
+    from harness.tracking.sweep.liveness import STARTED_TAG
+
+    done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "chunker=none", "retriever=bm25", "retriever.top_k=1,2",
+                   timeout=400)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    _, runs = runs_of(tmp_path)
+    parents, children = split(runs)
+    assert len(children) == 2 and len({c.data.tags[PID_TAG] for c in children}) == 1
+    assert float(children[0].data.tags[STARTED_TAG]) < parents[0].info.start_time / 1000
+
+    basic = tmp_path / "basic"
+    basic.mkdir()
+    done = run_cli(basic, *TINY_DATASET_OVERRIDES, "chunker=none", "retriever=bm25", "retriever.top_k=1,2",
+                   "hydra/launcher=basic", timeout=400)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    parents, children = split(runs_of(basic)[1])
+    assert {c.data.tags[PID_TAG] for c in children} == {parents[0].data.tags[PID_TAG]}
+
+
+@pytest.mark.parametrize("argv, starts", [
+    (["-m", "retriever.top_k=1,2"], True),
+    (["--multirun", "hydra/launcher=harness", "retriever.top_k=1,2"], True),
+    (["retriever.top_k=1"], False),  # one run: no launcher
+    (["-m", "hydra/launcher=basic", "retriever.top_k=1,2"], False),
+    (["-m", "hydra/launcher=joblib", "retriever.top_k=1,2"], False),
+    (["-m", "retriever.top_k=1,2", "--cfg", "job"], False),  # prints the config, runs nothing
+    (["-m", "--help"], False),
+])
+def test_a_worker_is_started_early_only_for_a_sweep_the_harness_launcher_runs(argv, starts):
+    from harness.cli.main import _sweeps_in_workers
+
+    assert _sweeps_in_workers(argv) is starts
+
+
+def test_the_early_worker_survives_hydras_plugin_scan_and_is_the_launchers():
+    """Hydra's plugin scan runs every hydra_plugins module imported before it again (forgetting its
+    module's state); the module that keeps the early worker is one the scan skips."""
+    from hydra.core.plugins import Plugins
+
+    from hydra_plugins.harness_launcher import _process
+
+    _process.prestart()
+    spare = _process._SPARE[0]
+    try:
+        Plugins()  # a new registry: the scan, as a Hydra run starts it after `harness -m` started its worker
+        import hydra_plugins.harness_launcher._process as again
+
+        assert again._take_spare() is spare and spare.alive()
+        assert again._take_spare() is None
+    finally:
+        spare.stop(at_once=True)
+
+
+def test_two_workers_continue_a_race_each_with_its_own_configuration(tmp_path):
+    """With two workers each configuration of a two-configuration race runs both rounds in the same
+    worker, its config continued in place: what the second round logs is the second round's (its
+    overrides, its questions), not a stale copy of the first's."""
+    import re
+
+    race = ["hydra/sweeper=racing", "chunker.size=64,128", "chunker.overlap=2",
+            "stats.primary.name=key_facts/coverage_exact", "race.first=20", "race.step=20", "race.max_rounds=2",
+            "race.alpha=0.001", "hydra.launcher.workers=2"]
+    done = run_cli(tmp_path, *race, timeout=400)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert sorted(re.findall(r"#(\d+) continues its configuration's round before", done.stdout)) == ["2", "3"]
+    for number in (0, 1):
+        summary = json.loads((tmp_path / "sweep" / str(number) / "summary.json").read_text())
+        assert "race.questions=40" in summary["overrides"] and summary["job_num"] == number
+        assert "race.questions=40" in (tmp_path / "sweep" / str(number) / ".hydra" / "overrides.yaml").read_text()
+    _, runs = runs_of(tmp_path)
+    parents, children = split(runs)
+    assert len(children) == 2 and all(c.data.metrics["race/questions"] == 40 for c in children)
+    assert len({c.data.tags[PID_TAG] for c in children}) == 2

@@ -22,6 +22,7 @@ SWEEP = [*TINY_DATASET_OVERRIDES, "chunker=none,recursive", "retriever=bm25", "r
 # Values that are times, durations, ids or process facts: they differ between any two runs.
 VARYING = re.compile(r"(latency|seconds|_time|time_|timestamp|duration|elapsed|start|end|run_?id|sweep_id|"
                      r"pid|process_started|hostname|\bid\b|_ms$|per_second|throughput)", re.I)
+TIMES_FASTER = re.compile(r"\d+(?:\.\d+)?x (faster|slower|cheaper)")
 LAUNCHER = re.compile(r"hydra/launcher|hydra\.launcher")
 
 
@@ -75,6 +76,8 @@ def test_mlflow_records_are_the_same(both):
 
 def _content(path: Path, folder: Path):
     """The file's values, its folder's path replaced, what varies left out."""
+    if path.suffix == ".png":  # a plot (the statistics of a race's survivors): drawn from the same values
+        return path.read_bytes()
     text = path.read_text().replace(str(folder), "<folder>")
     if path.suffix in (".yaml", ".yml"):
         data = yaml.safe_load(text)
@@ -98,25 +101,33 @@ def _normal(value, folder: Path):
                 if not VARYING.search(str(k)) and not LAUNCHER.search(str(k))}
     if isinstance(value, list):
         return [_normal(v, folder) for v in value if not (isinstance(v, str) and LAUNCHER.search(v))]
-    if isinstance(value, str):
-        return value.replace(str(folder), "<folder>")
+    if isinstance(value, str):  # a reason's measured speed-up ("1.4x faster") is a time too
+        return TIMES_FASTER.sub(r"<n>x \1", value.replace(str(folder), "<folder>"))
     return value
 
 
 def test_a_race_through_either_launcher_decides_and_records_the_same(tmp_path):
     """The racing sweeper's rounds through the basic and the harness launcher: the same race record,
-    leaderboard, job files and MLflow runs (the demo's two chunkings: one round, one elimination)."""
-    from tests.e2e.test_racing import RACE, command, env
+    leaderboard, job files and MLflow runs: three chunkings, one eliminated after the first round,
+    two going on to the second, which the harness launcher continues in its worker (the config of
+    the round before, its built pipeline)."""
+    from tests.e2e.test_racing import command, env
     from tests.forkserver import run as forked
+
+    race = ["hydra/sweeper=racing", "chunker.size=12,64,128", "chunker.overlap=2",
+            "stats.primary.name=key_facts/coverage_exact", "race.first=20", "race.step=20", "race.max_rounds=2",
+            "race.alpha=0.2"]
 
     folders = []
     for launcher in ("basic", "harness"):
         folder = tmp_path / launcher
         folder.mkdir()
-        done = forked(command(folder, *RACE, f"hydra/launcher={launcher}", f"hydra.sweep.dir={folder / 'sweep'}"),
+        done = forked(command(folder, *race, f"hydra/launcher={launcher}", f"hydra.sweep.dir={folder / 'sweep'}"),
                       cwd=folder, env=env(), capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         folders.append(folder)
+        continued = re.findall(r"#(\d+) continues its configuration's round before", done.stdout)
+        assert continued == ([] if launcher == "basic" else ["3", "4"]), done.stdout[-3000:]
     basic, harness = folders
     files = sorted(str(p.relative_to(basic / "sweep")) for p in (basic / "sweep").rglob("*") if p.is_file())
     assert "race.json" in files and "leaderboard.csv" in files and "0/per_question.jsonl" in files
@@ -131,4 +142,6 @@ def test_a_race_through_either_launcher_decides_and_records_the_same(tmp_path):
         runs.append({run.info.run_name: (run.info.status, _normal(run.data.params, folder),
                                          _normal(run.data.metrics, folder), _normal(run.data.tags, folder))
                      for run in found})
-    assert len(runs[0]) == 3 and runs[0] == runs[1]
+    assert len(runs[0]) == 4 and runs[0] == runs[1]
+    record = json.loads((harness / "sweep" / "race.json").read_text())
+    assert [len(r["ran"]) for r in record["rounds"]] == [3, 2], record["rounds"]  # the second round: continued

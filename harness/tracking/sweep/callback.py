@@ -376,12 +376,15 @@ class _JobInfoOfCurrentJob:
     redacts the whole config: ~0.2 s a job, much of a cached re-run)."""
 
     def __init__(self) -> None:
-        self._config: DictConfig | None = None  # Hydra hands a job's start and end the same object
+        self._job: tuple[DictConfig, Any] | None = None  # Hydra hands a job's start and end the same object
         self._info: JobInfo | None = None
 
     def get(self, hydra_cfg, config: DictConfig, naming: dict[str, Any] | None) -> JobInfo:
-        if self._info is None or self._config is not config:
-            self._config, self._info = config, _job_info(config, hydra_cfg, naming)
+        # and its number: the harness launcher continues a race's configuration in the same object,
+        # changed in place for its next round (hydra_plugins/harness_launcher/worker.py)
+        job = (config, hydra_cfg.job.get("id"))
+        if self._info is None or self._job is None or self._job[0] is not config or self._job[1] != job[1]:
+            self._job, self._info = job, _job_info(config, hydra_cfg, naming)
         return self._info
 
 

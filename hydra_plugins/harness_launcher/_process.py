@@ -1,4 +1,9 @@
-"""The harness launcher's worker processes, seen from the launcher: start, talk to, stop."""
+"""The harness launcher's worker processes, seen from the launcher: start, talk to, stop.
+
+Its name starts with an underscore so that Hydra's plugin scan leaves it alone: the scan executes
+every other module of ``hydra_plugins`` again when it was imported before (``harness -m`` imports
+this one first, to start a worker early: :func:`prestart`), which would forget the started workers.
+"""
 
 from __future__ import annotations
 
@@ -32,8 +37,15 @@ class Worker:
 
     @classmethod
     def start(cls, sweep: tuple) -> Worker:
-        from hydra.core.singleton import Singleton
+        """A worker for ``sweep`` (the launcher's context, config, task function and compositions):
+        the one :func:`prestart` started, else a new one."""
+        started = _take_spare() or cls.spawn()
+        started.begin(sweep)
+        return started
 
+    @classmethod
+    def spawn(cls) -> Worker:
+        """A new worker process, importing what its jobs need while it waits for its sweep."""
         ours, theirs = socket.socketpair()
         bootstrap = (f"import sys; sys.path[:0] = {sys.path!r}; "
                      f"from hydra_plugins.harness_launcher.worker import serve_on; serve_on({theirs.fileno()})")
@@ -41,11 +53,16 @@ class Worker:
         process = subprocess.Popen([sys.executable, "-c", bootstrap], pass_fds=[theirs.fileno()],
                                    stdin=subprocess.DEVNULL)
         theirs.close()
-        started = cls(process, Connection(ours.detach()))
-        _STARTED.add(started)
+        spawned = cls(process, Connection(ours.detach()))
+        _STARTED.add(spawned)
+        return spawned
+
+    def begin(self, sweep: tuple) -> None:
+        """Sends the worker its sweep, with this process's module search path of now."""
+        from hydra.core.singleton import Singleton
+
         # Hydra's state holds OmegaConf's resolvers, local functions: pickled as the joblib launcher does
-        started.send(("sweep", *sweep, Singleton.get_state()), pickler=cloudpickle)
-        return started
+        self.send(("sweep", list(sys.path), *sweep, Singleton.get_state()), pickler=cloudpickle)
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -79,6 +96,25 @@ class Worker:
 
 
 _STARTED: set[Worker] = set()  # every live worker of this process, stopped at exit at the latest
+_SPARE: list[Worker] = []  # the worker prestart() started, until a launcher takes it
+
+
+def prestart() -> None:
+    """Starts a worker now, for the sweep this process is about to launch: its imports (the
+    harness's task and callbacks, MLflow's SQL store: ~3 s of CPU) then overlap this process's own
+    start (imports, composition, the start check) instead of following it. The first launcher to
+    need a worker takes it; unused, it is stopped at exit."""
+    if not _SPARE:
+        _SPARE.append(Worker.spawn())
+
+
+def _take_spare() -> Worker | None:
+    while _SPARE:
+        spare = _SPARE.pop()
+        if spare.alive():
+            return spare
+        spare.stop(at_once=True)
+    return None
 
 
 def stop_all(pool: list[Worker], at_once: bool = False) -> None:
@@ -87,6 +123,7 @@ def stop_all(pool: list[Worker], at_once: bool = False) -> None:
 
 
 def _stop_started() -> None:
+    stop_all(_SPARE, at_once=True)  # it has had no sweep: nothing of its own to finish
     stop_all(list(_STARTED))
 
 
