@@ -30,6 +30,7 @@ from hydra.types import HydraContext, TaskFunction
 from omegaconf import DictConfig
 
 from hydra_plugins.harness_launcher._process import Worker, death, stop_all
+from hydra_plugins.harness_launcher.worker import configuration_of
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,7 @@ class HarnessLauncher(Launcher):
         self.task_function: Optional[TaskFunction] = None
         self.hydra_context: Optional[HydraContext] = None
         self._pool: list[Worker] = []
+        self._ran: dict[tuple[str, ...], Worker] = {}  # the worker that ran each configuration last
         weakref.finalize(self, stop_all, self._pool)  # the sweep is over: its launcher is collected
 
     def setup(self, *, hydra_context: HydraContext, task_function: TaskFunction, config: DictConfig) -> None:
@@ -72,15 +74,16 @@ class HarnessLauncher(Launcher):
         from harness.jobs import checked_in_this_process
 
         checked = set(checked_in_this_process(str(self.config.hydra.sweep.dir)))
-        waiting = deque(enumerate(job_overrides))
+        waiting = _Waiting(job_overrides, self._ran)
         results: list[Any] = [None] * len(job_overrides)
         running: dict[Worker, tuple[int, Sequence[str]]] = {}
         while waiting or running:
             while waiting and len(running) < workers:
-                position, overrides = waiting.popleft()
                 busy = self._idle_worker(running)
+                position, overrides = waiting.take(busy)
                 busy.send(("job", initial_job_idx + position, list(overrides), checked))
                 running[busy] = (position, overrides)
+                self._ran[configuration_of(list(overrides))] = busy
             ready = wait([w.conn for w in running] + [w.sentinel for w in running])
             for busy in [w for w in running if w.conn in ready or w.sentinel in ready]:
                 position, overrides = running.pop(busy)
@@ -123,3 +126,33 @@ class HarnessLauncher(Launcher):
         reason = f"its worker process died ({death(lost.process.returncode)}) while running it"
         log.error("job #%d failed: %s; the next jobs run in a new worker", number, reason)
         return end_lost_job(self.hydra_context, self.config, number, overrides, WorkerLost(reason))
+
+
+class _Waiting:
+    """A batch's jobs not started yet, in job order; a worker takes the first of a configuration it
+    ran last, if any (a race's next round: it continues it on the pipeline it built), else the first."""
+
+    def __init__(self, job_overrides: Sequence[Sequence[str]], ran: dict) -> None:
+        self.order = deque(enumerate(job_overrides))
+        self.taken: set[int] = set()
+        self.preferred: dict[Worker, deque] = {}
+        for position, overrides in self.order:
+            worker = ran.get(configuration_of(list(overrides)))
+            if worker is not None:
+                self.preferred.setdefault(worker, deque()).append((position, overrides))
+
+    def __bool__(self) -> bool:
+        return bool(self._drop_taken())
+
+    def take(self, worker: Worker) -> tuple[int, Sequence[str]]:
+        mine = self.preferred.get(worker, deque())
+        while mine and mine[0][0] in self.taken:
+            mine.popleft()
+        job = mine.popleft() if mine else self._drop_taken().popleft()
+        self.taken.add(job[0])
+        return job
+
+    def _drop_taken(self) -> deque:
+        while self.order and self.order[0][0] in self.taken:
+            self.order.popleft()
+        return self.order

@@ -117,7 +117,7 @@ class _Sweep:
         overrides = list(overrides)
         if _grid_job(overrides) in passed:  # a race's round of a checked job: its questions and folder added
             passed.add(tuple(o for o in overrides if not o.startswith("hydra.")))  # as the job looks it up
-        same = _configuration(overrides)
+        same = configuration_of(overrides)
         kept = self.rounds.pop(same, None)
         if kept is not None and next_round(kept[1], kept[2], kept[0], overrides, ROUND_KEYS):
             config, task_config = kept[1], kept[2]
@@ -147,7 +147,7 @@ def _grid_job(overrides: list[str]) -> tuple[str, ...]:
     return tuple(o for o in overrides if o.split("=", 1)[0].strip() not in {*ROUND_KEYS, "hydra.sweep.subdir"})
 
 
-def _configuration(overrides: list[str]) -> tuple[str, ...]:
+def configuration_of(overrides: list[str]) -> tuple[str, ...]:
     """The job's overrides but a race round's own (``race.questions=N``): the same for every round
     of one configuration."""
     return tuple(o for o in overrides if o.split("=", 1)[0].strip() not in ROUND_KEYS)

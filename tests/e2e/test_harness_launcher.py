@@ -1,6 +1,7 @@
 """End to end: hydra/launcher=harness (the default of ``harness -m``) runs a batch's jobs in worker
-processes; one killed mid-batch (SIGKILL, as the OOM killer or ``kill -9``) fails only its job, with
-the reason, and a fresh worker runs the rest."""
+processes, the first started before the sweep is composed; one killed mid-batch (SIGKILL, as the OOM
+killer or ``kill -9``) fails only its job, with the reason, and a fresh worker runs the rest; two
+workers run a race side by side, each continuing its own configurations."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import os
 
 import pytest
 
-from harness.tracking.sweep.liveness import PID_TAG
+from harness.tracking.sweep.liveness import PID_TAG, STARTED_TAG
 from tests.conftest import TINY_DATASET_OVERRIDES
 from tests.e2e.test_sweep import run_cli, runs_of, split
 
@@ -44,6 +45,11 @@ def test_a_killed_worker_fails_only_its_job_and_a_fresh_one_runs_the_rest(tmp_pa
     assert pids["app.params.n=1"] == pids["app.params.n=2"] != pids["app.params.n=3"]
     assert parents[0].data.tags[PID_TAG] not in pids.values()
     assert not _alive(int(pids["app.params.n=3"]))  # the workers stopped with the sweep
+    # `harness -m` started the first worker first thing, so that its imports overlapped the sweep's
+    # own start: it is older than the sweep's parent run (opened after composing and checking every
+    # job); the second was started when the first died
+    started = {n: float(c.data.tags[STARTED_TAG]) for n, c in by_name.items()}
+    assert started["app.params.n=1"] < parents[0].info.start_time / 1000 < started["app.params.n=3"]
 
 
 def _alive(pid: int) -> bool:
@@ -52,18 +58,6 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
-
-
-def test_two_workers_run_the_batch_side_by_side(tmp_path):
-    done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "chunker=none", "retriever=bm25", "retriever.top_k=1,2,3",
-                   "hydra.launcher.workers=2", timeout=400)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    _, runs = runs_of(tmp_path)
-    parents, children = split(runs)
-    assert len(children) == 3 and {c.info.status for c in children} == {"FINISHED"}
-    assert len({c.data.tags[PID_TAG] for c in children}) == 2  # each worker ran a job at least
-    assert [json.loads((tmp_path / "sweep" / str(n) / "summary.json").read_text())["job_num"] for n in range(3)] \
-        == [0, 1, 2]
 
 
 def test_a_script_without_a_main_guard_runs_its_sweep_once(tmp_path):
@@ -87,67 +81,10 @@ def test_a_script_without_a_main_guard_runs_its_sweep_once(tmp_path):
     assert done.stdout.count("RUNS") == 1 and "RUNS 2 FAILED []" in done.stdout
 
 
-def test_the_sweeps_worker_starts_while_the_sweep_is_composed_and_checked(tmp_path):
-    """``harness -m`` starts the worker first thing, so that its imports overlap the sweep's own
-    start: it is older than the sweep's parent run (opened after composing and checking every job),
-    and the one worker runs every job. With another launcher no worker is started."""
-    from harness.tracking.sweep.liveness import STARTED_TAG
-
-    done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "chunker=none", "retriever=bm25", "retriever.top_k=1,2",
-                   timeout=400)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    _, runs = runs_of(tmp_path)
-    parents, children = split(runs)
-    assert len(children) == 2 and len({c.data.tags[PID_TAG] for c in children}) == 1
-    assert float(children[0].data.tags[STARTED_TAG]) < parents[0].info.start_time / 1000
-
-    basic = tmp_path / "basic"
-    basic.mkdir()
-    done = run_cli(basic, *TINY_DATASET_OVERRIDES, "chunker=none", "retriever=bm25", "retriever.top_k=1,2",
-                   "hydra/launcher=basic", timeout=400)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    parents, children = split(runs_of(basic)[1])
-    assert {c.data.tags[PID_TAG] for c in children} == {parents[0].data.tags[PID_TAG]}
-
-
-@pytest.mark.parametrize("argv, starts", [
-    (["-m", "retriever.top_k=1,2"], True),
-    (["--multirun", "hydra/launcher=harness", "retriever.top_k=1,2"], True),
-    (["retriever.top_k=1"], False),  # one run: no launcher
-    (["-m", "hydra/launcher=basic", "retriever.top_k=1,2"], False),
-    (["-m", "hydra/launcher=joblib", "retriever.top_k=1,2"], False),
-    (["-m", "retriever.top_k=1,2", "--cfg", "job"], False),  # prints the config, runs nothing
-    (["-m", "--help"], False),
-])
-def test_a_worker_is_started_early_only_for_a_sweep_the_harness_launcher_runs(argv, starts):
-    from harness.cli.main import _sweeps_in_workers
-
-    assert _sweeps_in_workers(argv) is starts
-
-
-def test_the_early_worker_survives_hydras_plugin_scan_and_is_the_launchers():
-    """Hydra's plugin scan runs every hydra_plugins module imported before it again (forgetting its
-    module's state); the module that keeps the early worker is one the scan skips."""
-    from hydra.core.plugins import Plugins
-
-    from hydra_plugins.harness_launcher import _process
-
-    _process.prestart()
-    spare = _process._SPARE[0]
-    try:
-        Plugins()  # a new registry: the scan, as a Hydra run starts it after `harness -m` started its worker
-        import hydra_plugins.harness_launcher._process as again
-
-        assert again._take_spare() is spare and spare.alive()
-        assert again._take_spare() is None
-    finally:
-        spare.stop(at_once=True)
-
-
-def test_two_workers_continue_a_race_each_with_its_own_configuration(tmp_path):
-    """With two workers each configuration of a two-configuration race runs both rounds in the same
-    worker, its config continued in place: what the second round logs is the second round's (its
-    overrides, its questions), not a stale copy of the first's."""
+def test_two_workers_run_a_race_side_by_side_each_continuing_its_own_configuration(tmp_path):
+    """``hydra.launcher.workers=2`` runs two jobs at a time; each configuration of a two-configuration
+    race runs both rounds in the same worker, its config continued in place: what the second round
+    logs is the second round's (its overrides, its questions), not a stale copy of the first's."""
     import re
 
     race = ["hydra/sweeper=racing", "chunker.size=64,128", "chunker.overlap=2",
