@@ -168,22 +168,26 @@ def next_round(config: DictConfig, task_config: DictConfig, before: list[str], a
         return False
     parser = OverridesParser.create()
     old, new = parser.parse_overrides(list(before)), parser.parse_overrides(list(after))
-    changed = [(o, n) for o, n in zip(old, new) if o.input_line != n.input_line]
-    for o, n in changed:
-        plain = n.type is OverrideType.CHANGE and n.package is None and not n.is_sweep_override()
-        if not (plain and o.type is OverrideType.CHANGE and o.package is None and o.key_or_group == n.key_or_group
-                and n.key_or_group in keys and not isinstance(n.value(), dict)):
-            return False
+    changed = [n for o, n in zip(old, new) if o.input_line != n.input_line]
+    if not all(_plain_value(o) and _plain_value(n) and o.key_or_group == n.key_or_group in keys
+               for o, n in zip(old, new) if o.input_line != n.input_line):
+        return False
     if not changed:
         return True
     for cfg in (config, task_config):
-        ConfigLoaderImpl._apply_overrides_to_config([n for _, n in changed], cfg)
+        ConfigLoaderImpl._apply_overrides_to_config(changed, cfg)
     with read_write(config.hydra), open_dict(config.hydra):
-        lines = config.hydra.overrides.task
-        for o, n in changed:
-            lines[len(lines) - 1 - list(reversed(list(lines))).index(o.input_line)] = n.input_line
+        lines = config.hydra.overrides.task  # the job's own task overrides last, as _finish wrote them
+        del lines[len(lines) - sum(not o.is_hydra_override() for o in old):]
+        lines.extend([o.input_line for o in new if not o.is_hydra_override()])
         _name_folder(config, new)
     return True
+
+
+def _plain_value(override: Override) -> bool:
+    """``key=value``: no ``+``/``~``/``++``, no package, no sweep, no dict merged into the node."""
+    return (override.type is OverrideType.CHANGE and override.package is None and not override.is_sweep_override()
+            and not isinstance(override.value(), dict))
 
 
 def _name_folder(cfg: DictConfig, parsed: list[Override]) -> None:

@@ -37,15 +37,12 @@ def run_job(hydra_context: HydraContext, task_function: TaskFunction, config: Di
     old_cwd = os.getcwd()
     before = HydraConfig.instance().cfg
     HydraConfig.instance().set_config(config)  # the folder's interpolations may read it (${hydra:job.id})
-    output_dir = os.path.join(str(OmegaConf.select(config, "hydra.sweep.dir")),
-                              str(OmegaConf.select(config, "hydra.sweep.subdir")))
-    with read_write(config.hydra.runtime), open_dict(config.hydra.runtime):
-        config.hydra.runtime.output_dir = os.path.abspath(output_dir)
+    output_dir = job_folder(config)
     HydraConfig.instance().set_config(config)
     chdir = False
     try:
         result = JobReturn()
-        result.cfg = task_config if task_config is not None else _task_config(config)
+        result.cfg = task_config if task_config is not None else task_config_of(config)
         result.hydra_cfg = copy.deepcopy(HydraConfig.instance().cfg)
         result.overrides = OmegaConf.to_container(config.hydra.overrides.task)
         Path(output_dir).mkdir(parents=True, exist_ok=True)
@@ -90,7 +87,18 @@ def _flush_logs() -> None:
             handler.flush()
 
 
-def _task_config(config: DictConfig) -> DictConfig:
+def job_folder(config: DictConfig) -> str:
+    """The job's folder as ``run_job`` names it (``hydra.sweep.dir``/``hydra.sweep.subdir``), also
+    set, absolute, as ``hydra.runtime.output_dir``."""
+    output_dir = os.path.join(str(OmegaConf.select(config, "hydra.sweep.dir")),
+                              str(OmegaConf.select(config, "hydra.sweep.subdir")))
+    with read_write(config.hydra.runtime), open_dict(config.hydra.runtime):
+        config.hydra.runtime.output_dir = os.path.abspath(output_dir)
+    return output_dir
+
+
+def task_config_of(config: DictConfig) -> DictConfig:
+    """The task's config: a copy of the job's without its ``hydra`` node, as ``run_job`` makes it."""
     task = copy.deepcopy(config)
     with read_write(task), open_dict(task):
         del task["hydra"]

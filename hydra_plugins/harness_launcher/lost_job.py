@@ -1,7 +1,8 @@
 """A job whose worker process died, ended as the harness's task ends a job that failed.
 
-The job's config is composed again here, given its id, number and folder as ``run_job`` gives them;
-its folder gets ``traceback.txt`` with the reason, and the callbacks' ``on_job_end`` a ``JobReturn``
+The job's config is composed again here, given its id, number and folder as the worker's job
+(:mod:`.job`) gives them; its folder gets ``traceback.txt`` with the reason, and the callbacks'
+``on_job_end`` a ``JobReturn``
 whose value is a FAILED :class:`~harness.tracking.outcome.JobOutcome` (``on_job_start`` ran in the
 worker, before it died). As any failed job of the harness, it is counted and reported with its
 reason, and the sweep goes on (Hydra's sweepers stop at a job whose status is FAILED).
@@ -16,9 +17,10 @@ from pathlib import Path
 from hydra.core.hydra_config import HydraConfig
 from hydra.core.utils import JobReturn, JobRuntime, JobStatus
 from hydra.types import HydraContext
-from omegaconf import DictConfig, OmegaConf, open_dict, read_write
+from omegaconf import DictConfig, open_dict
 
 from harness.tracking.outcome import JobOutcome
+from hydra_plugins.harness_launcher.job import job_folder, task_config_of
 
 
 def end_lost_job(hydra_context: HydraContext, sweep_config: DictConfig, number: int, overrides: list[str],
@@ -27,20 +29,14 @@ def end_lost_job(hydra_context: HydraContext, sweep_config: DictConfig, number: 
     with open_dict(config):
         config.hydra.job.id = number
         config.hydra.job.num = number
-    output_dir = os.path.abspath(os.path.join(str(OmegaConf.select(config, "hydra.sweep.dir")),
-                                              str(OmegaConf.select(config, "hydra.sweep.subdir"))))
-    with read_write(config.hydra.runtime), open_dict(config.hydra.runtime):
-        config.hydra.runtime.output_dir = output_dir
+    output_dir = os.path.abspath(job_folder(config))
     outcome = JobOutcome.from_exception(error, Path(output_dir))
     Path(output_dir).mkdir(parents=True, exist_ok=True)
     (Path(output_dir) / "traceback.txt").write_text(outcome.error)
     before = HydraConfig.instance().cfg
     HydraConfig.instance().set_config(config)
     try:
-        task_cfg = copy.deepcopy(config)
-        with read_write(task_cfg), open_dict(task_cfg):
-            del task_cfg["hydra"]
-        result = JobReturn(overrides=list(config.hydra.overrides.task), cfg=task_cfg,
+        result = JobReturn(overrides=list(config.hydra.overrides.task), cfg=task_config_of(config),
                            hydra_cfg=copy.deepcopy(HydraConfig.instance().cfg), working_dir=os.getcwd(),
                            task_name=JobRuntime.instance().get("name"), status=JobStatus.COMPLETED,
                            _return_value=outcome)

@@ -141,16 +141,20 @@ class _Sweep:
 ROUND_KEYS = frozenset({"race.questions"})
 
 
-def _grid_job(overrides: list[str]) -> tuple[str, ...]:
-    """The job's overrides without what the racing sweeper adds to a grid job's for a round (its
-    questions and its folder): those the start check checked (harness.jobs.check_sweep_jobs)."""
-    return tuple(o for o in overrides if o.split("=", 1)[0].strip() not in {*ROUND_KEYS, "hydra.sweep.subdir"})
-
-
 def configuration_of(overrides: list[str]) -> tuple[str, ...]:
     """The job's overrides but a race round's own (``race.questions=N``): the same for every round
     of one configuration."""
-    return tuple(o for o in overrides if o.split("=", 1)[0].strip() not in ROUND_KEYS)
+    return _without(overrides, ROUND_KEYS)
+
+
+def _grid_job(overrides: list[str]) -> tuple[str, ...]:
+    """The job's overrides without what the racing sweeper adds to a grid job's for a round (its
+    questions and its folder): those the start check checked (harness.jobs.check_sweep_jobs)."""
+    return _without(overrides, ROUND_KEYS | {"hydra.sweep.subdir"})
+
+
+def _without(overrides: list[str], keys: frozenset[str]) -> tuple[str, ...]:
+    return tuple(o for o in overrides if o.split("=", 1)[0].strip() not in keys)
 
 
 def _pickled(answer: tuple) -> bytes:
