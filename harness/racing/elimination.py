@@ -29,8 +29,8 @@ limit: the error rate tends to at most ``alpha`` as ``min_questions`` (its burn-
 configuration leaves once it is shown worse than the leader at all. ``front``: decide which
 configurations are as good as the leader, so a (cheaper) configuration stays while its
 non-inferiority is undecided and leaves only once the pairwise bound shows it worse than the leader
-by more than ``stats.primary.margin``; :func:`decisions` then says, for each survivor, whether the
-race showed it non-inferior or the questions ran out first. Both use the pairwise confidence
+by more than ``stats.primary.margin``; :func:`decisions` then gives each survivor the sweep's verdict
+at the margin (:mod:`harness.stats.margin`) read on the race's time-uniform interval. Both use the pairwise confidence
 sequences at ``level``, so the family-wise error over every round stays at most ``alpha``.
 """
 
@@ -46,6 +46,7 @@ from harness.racing.asymptotic import NAME as ASYMPTOTIC
 from harness.racing.asymptotic import Asymptotic
 from harness.racing.confseq import TESTS, difference_lower_bound
 from harness.racing.running_leader import running_leader_log_wealth
+from harness.stats.margin import judge
 from harness.stats.spec import MetricSpec
 
 
@@ -256,9 +257,11 @@ def _against_round_leader(scores: Scores, rule: EliminationRule, leader: str, na
 
 def decisions(scores: Scores, rule: EliminationRule, leader: str) -> dict[str, str]:
     """For ``decide: front``, what the race showed of each survivor against ``leader`` on the primary
-    metric: ``non_inferior`` when the pairwise bound of its regression against the leader stays below
-    the margin (at most ``margin`` worse, at the race's level), else ``undecided``: the question set
-    was too small. Configurations shown worse beyond the margin have already left."""
+    metric: the sweep's rule (:func:`harness.stats.margin.judge`: ``better``, ``equivalent``,
+    ``non_inferior``, ``worse`` or ``undecided``) read on the race's time-uniform interval of the mean
+    difference (both pairwise bounds at the race's level). That interval is wider than a fixed-sample
+    interval at the same level, so the race may leave ``undecided`` what a sweep would decide, never
+    the opposite. Configurations shown worse beyond the margin have already left."""
     metric = rule.primary
     found = {}
     for name in scores:
@@ -268,9 +271,10 @@ def decisions(scores: Scores, rule: EliminationRule, leader: str) -> dict[str, s
         if better.size < rule.min_questions:
             found[name] = "undecided"
             continue
-        # lower bound of (name - leader), oriented: above -margin means at most margin worse
-        bound = difference_lower_bound(worse, better, rule.low, rule.high, rule.level, rule.sequence)
-        found[name] = "non_inferior" if bound > -metric.margin else "undecided"
+        # the interval of (name - leader), oriented so that positive favours name
+        low = difference_lower_bound(worse, better, rule.low, rule.high, rule.level, rule.sequence)
+        high = -difference_lower_bound(better, worse, rule.low, rule.high, rule.level, rule.sequence)
+        found[name] = judge(float(np.mean(worse - better)), (low, high), metric.margin, "higher").verdict
     return found
 
 

@@ -42,7 +42,7 @@ class Race:
     # Every configuration's values on the longest prefix it ran (the running leader's bets read
     # those of configurations that left); rebuilt by replaying the rounds when a race resumes.
     seen: dict = field(default_factory=dict, repr=False)
-    # decide: front: each survivor's last decision against the leader (non_inferior | undecided).
+    # decide: front: each survivor's last verdict against the leader at the margin (harness.stats.margin).
     decided: dict = field(default_factory=dict)
 
     @property

@@ -2,7 +2,8 @@
 
 Per-question values are aligned by question id (:func:`align`); each significance test lives in
 its own module and returns a :class:`TestResult` that states why when a test cannot run;
-:func:`compare_sweep` corrects the whole family of comparisons and applies the winner rule.
+:func:`decide` decides a family of comparisons at one error budget (verdicts at the margins, the
+winners read from them, the front), for a sweep (:func:`compare_sweep`) or anyone's scores.
 """
 
 import importlib
@@ -14,7 +15,7 @@ _WHERE = {
     "ChallengerResult": "harness.stats.sweep",
     "METHODS": "harness.stats.correction",
     "MetricComparison": "harness.stats.comparison",
-    "MetricEvidence": "harness.stats.verdict",
+    "Decision": "harness.stats.decide",
     "MetricSpec": "harness.stats.spec",
     "MisalignedError": "harness.stats.paired",
     "PairedSample": "harness.stats.paired",
@@ -29,7 +30,8 @@ _WHERE = {
     "compare_pair": "harness.stats.compare",
     "compare_sweep": "harness.stats.sweep",
     "correct": "harness.stats.correction",
-    "decide": "harness.stats.verdict",
+    "decide": "harness.stats.decide",
+    "decide_family": "harness.stats.family",
     "minimum_detectable_effect": "harness.stats.power",
     "minimum_detectable_effect_t": "harness.stats.power",
     "paired_permutation_test": "harness.stats.permutation",
@@ -38,6 +40,7 @@ _WHERE = {
     "required_sample_size_z": "harness.stats.power",
     "to_rows": "harness.stats.comparison",
     "wilcoxon_signed_rank": "harness.stats.wilcoxon",
+    "winner": "harness.stats.verdict",
 }
 
 

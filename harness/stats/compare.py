@@ -37,14 +37,6 @@ def _or_none(compute: Callable[[], float], *needed) -> float | None:
         return None
 
 
-def difference_and_p(sample: PairedSample, test: str, resamples: int, seed: int) -> tuple[float | None, float | None]:
-    """(mean difference challenger - champion, p-value of ``test``): what :func:`compare_metric`
-    reports for them, without its intervals and power (the front compares every pair of runs)."""
-    tests = {"t": paired_t_test, "wilcoxon": wilcoxon_signed_rank,
-             "permutation": lambda s: paired_permutation_test(s, resamples, seed)}
-    return (float(np.mean(sample.differences)) if sample.n else None), tests[test](sample).p_value
-
-
 def compare_metric(
     spec: MetricSpec, sample: PairedSample, alpha: float, test: str, resamples: int, seed: int, power_target: float
 ) -> MetricComparison:

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from harness.stats.equivalence import verdict_interval
-from harness.stats.margin import MarginVerdict, judge
+from harness.stats.margin import MarginVerdict
 from harness.stats.result import TestResult
 from harness.stats.spec import MetricSpec
-from harness.stats.verdict import MetricEvidence
 
 
 @dataclass(frozen=True)
@@ -21,10 +18,11 @@ class MetricComparison:
 
     ``p_value``/``reason`` are those of the selected ``test``; ``bootstrap_low``/``bootstrap_high``
     the percentile bootstrap interval at ``1 - alpha``, uncorrected. What the family decides is filled
-    in by :func:`harness.stats.sweep.compare_sweep` once the whole family of comparisons is known:
-    ``p_corrected``; ``ci_low``/``ci_high``, the interval at ``1 - ci_level`` (the level the correction
-    tested this comparison at, :mod:`harness.stats.simultaneous`), which is what every verdict reads and
-    every table prints; and the five-way ``decision`` at the metric's margin (:mod:`harness.stats.margin`).
+    in by :func:`harness.stats.sweep.compare_sweep` once the whole family of comparisons is known
+    (:mod:`harness.stats.family`): ``p_corrected``; ``ci_low``/``ci_high``, the interval of the mean
+    difference at ``1 - ci_level`` (the level the family's error budget gives it), which is what every
+    verdict reads and every table prints; and the five-way ``decision`` at the metric's margin
+    (:mod:`harness.stats.margin`).
     """
 
     spec: MetricSpec
@@ -61,21 +59,10 @@ class MetricComparison:
     def verdict(self) -> str | None:
         return self.decision.verdict if self.decision else None
 
-    def with_corrected(self, p_corrected: float | None, level: float | None = None, power: float = 0.8,
-                       resamples: int = 1000, seed: int = 0) -> MetricComparison:
-        """This comparison with its corrected p-value and, at ``level`` (None: untestable), its
-        interval and verdict at the metric's margin."""
-        bounds = verdict_interval(self.differences, self.test, level, resamples, seed)
-        sd = float(np.std(self.differences, ddof=1)) if self.differences is not None and self.n >= 2 else None
-        decision = judge(self.mean_difference, bounds, self.spec.margin, self.spec.direction, sd, self.n, level, power)
-        return dataclasses.replace(self, p_corrected=p_corrected, ci_low=bounds[0] if bounds else None,
-                                   ci_high=bounds[1] if bounds else None, ci_level=level, decision=decision)
-
-    def evidence(self) -> MetricEvidence:
-        """The verdict's view of this metric, with the corrected p-value."""
-        return MetricEvidence(
-            self.spec, self.mean_difference, self.p_corrected, self.reason, self.cohens_d, self.n, self.n_required_z
-        )
+    @property
+    def sd(self) -> float | None:
+        """Standard deviation of the per-question differences (None with fewer than 2)."""
+        return float(np.std(self.differences, ddof=1)) if self.differences is not None and self.n >= 2 else None
 
     def to_row(self) -> dict:
         """Flat dict for a table (one column per number)."""

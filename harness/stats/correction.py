@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from numbers import Real
 
-from statsmodels.stats.multitest import multipletests
+import numpy as np
 
 # Our method names -> statsmodels' names (None: leave the p-values as they are).
 METHODS = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh", "none": None}
@@ -33,7 +33,9 @@ def correct(p_values: list[float | None], method: str) -> list[float | None]:
         p_values: one per comparison; None marks an untestable comparison, which is left out
             of the family (it does not count towards the number of tests) and stays None.
         method: ``"holm"`` (Holm-Bonferroni), ``"bonferroni"``, ``"bh"`` (Benjamini-Hochberg
-            false discovery rate) or ``"none"``; via ``statsmodels.stats.multitest.multipletests``.
+            false discovery rate) or ``"none"``; equal to ``statsmodels.stats.multitest.multipletests``
+            (tested), which costs a garbage collection (~60 ms) a call: too slow for a family decided
+            thousands of times in a simulation.
 
     Returns:
         Adjusted p-values in the input order.
@@ -47,10 +49,23 @@ def correct(p_values: list[float | None], method: str) -> list[float | None]:
     if not tested:
         return adjusted
     raw = [float(p_values[i]) for i in tested]
-    if METHODS[method] is None:
-        values = raw
-    else:
-        values = multipletests(raw, method=METHODS[method])[1].tolist()
+    values = raw if METHODS[method] is None else _adjusted(np.asarray(raw), method).tolist()
     for i, value in zip(tested, values):
         adjusted[i] = float(value)
+    return adjusted
+
+
+def _adjusted(p: np.ndarray, method: str) -> np.ndarray:
+    """Adjusted p-values, as statsmodels' ``multipletests`` computes them."""
+    size = len(p)
+    if method == "bonferroni":
+        return np.minimum(p * size, 1.0)
+    order = np.argsort(p, kind="mergesort")
+    ranked = p[order]
+    if method == "holm":  # step-down: running maximum of (K - j) p_(j)
+        steps = np.minimum(np.maximum.accumulate(ranked * (size - np.arange(size))), 1.0)
+    else:  # bh, step-up: running minimum from the largest of K p_(j) / j
+        steps = np.minimum(np.minimum.accumulate((ranked * size / np.arange(1, size + 1))[::-1])[::-1], 1.0)
+    adjusted = np.empty(size)
+    adjusted[order] = steps
     return adjusted

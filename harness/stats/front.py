@@ -1,7 +1,8 @@
 """Which configuration to ship: the runs of a sweep that no other run dominates on quality, cost
 and latency.
 
-Run B dominates run A when B is shown as good as A on the primary metric (``better``,
+Run B dominates run A when B is itself shown as good as the champion (a run that is not, an
+``undecided`` one say, hides no ship candidate), B is shown as good as A on the primary metric (``better``,
 ``equivalent`` or ``non_inferior`` at the margin, under the sweep's correction:
 :mod:`harness.stats.margin`), no guard of B is shown ``worse`` than A's, B is worse beyond noise on
 no cost or latency axis (:mod:`harness.stats.front_axes`), and B is better beyond noise on at least
@@ -188,9 +189,13 @@ def compute_front(tables: dict[str, list[dict[str, Any]]], infos: dict[str, dict
                                                        min_ratio)
         return moves[(axis.name, a, b)]
 
-    def dominates(b: str, a: str) -> bool:
+    def as_good_as_champion(b: str) -> bool:
+        return b == champion or (relations[(champion, b)][primary.name].verdict in AS_GOOD
+                                 and not worse_guards(champion, b))
+
+    def dominates(b: str, a: str) -> bool:  # only a run shown as good as the champion hides another
         verdicts = relations[(a, b)]
-        if verdicts[primary.name].verdict not in AS_GOOD or worse_guards(a, b):
+        if not as_good_as_champion(b) or verdicts[primary.name].verdict not in AS_GOOD or worse_guards(a, b):
             return False
         moves = [lower(axis, a, b) for axis in axes]
         return all(move <= 0 for move in moves) and (verdicts[primary.name].verdict == "better"

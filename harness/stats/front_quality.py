@@ -1,67 +1,63 @@
 """Quality of every pair of runs for the ship-candidate front, as verdicts at the margins.
 
-The pairs with the champion take the sweep's own comparisons (the intervals and verdicts its
+The pairs with the champion take the champion family's comparisons (the intervals and verdicts the
 statistics table prints), so the front never calls a run as good as the champion that the table
-does not. The other pairs are compared with the same test on the primary metric and the guards,
-form one more family, corrected with the same method, and get their intervals at the levels that
-correction tested them at (:mod:`harness.stats.simultaneous`), so every verdict the front reads is
-made under a correction.
+does not. The other pairs are compared on the primary metric and the guards as one more family
+(:func:`harness.stats.family.decide_family`), with its own share of the error budget: the champion
+family spends ``alpha * (1 - share)``, the pairs ``alpha * share``, so a sweep's claims, its table's
+and its front's together, keep the promise its correction makes at ``alpha``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
-from harness.stats.compare import difference_and_p
-from harness.stats.equivalence import verdict_interval
+from harness.stats.family import decide_family
 from harness.stats.front import Relations
-from harness.stats.margin import MarginVerdict, judge, mirrored
+from harness.stats.margin import MarginVerdict, mirrored
 from harness.stats.paired import align
-from harness.stats.simultaneous import adjusted_levels
 from harness.stats.spec import MetricSpec
 
 
 def quality_relations(tables: dict[str, list[dict[str, Any]]], metrics: list[MetricSpec], champion: str,
-                      versus_champion: dict[str, list], alpha: float, test: str, resamples: int, seed: int,
-                      correction: str, power: float) -> Relations:
+                      versus_champion: Mapping[str, Sequence[Any]], *, test: str, correction: str, alpha: float,
+                      share: float, power: float, resamples: int, seed: int) -> Relations:
     """Every ordered pair's verdicts on ``metrics`` (the primary first, then the guards).
 
     Args:
         tables: run name -> per-question rows.
-        versus_champion: challenger -> its :class:`~harness.stats.comparison.MetricComparison` list,
-            from the sweep's statistics.
-        alpha, test, resamples, seed, correction, power: the sweep's statistics settings.
+        versus_champion: challenger -> its comparisons with the champion, one per metric, each with
+            ``spec``, ``decision``, ``mean_difference``, ``sd``, ``n`` and ``ci_level``.
+        test, correction, alpha, power, resamples, seed: the decision's settings; ``share``: the
+            fraction of ``alpha`` the pairs' family spends.
 
     Raises:
         MisalignedError: two runs were scored on different questions.
     """
     names = list(tables)
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if champion not in (a, b)]
-    samples = []
+    keys, differences = [], []
     for a, b in pairs:
         for metric in metrics:
             scores = {name: {row["question_id"]: row.get(metric.name) for row in tables[name]} for name in (a, b)}
-            samples.append((a, b, metric, align(scores[a], scores[b], label=f"metric {metric.name!r}")))
-    p_values = [difference_and_p(sample, test, resamples, seed)[1] for *_, sample in samples]
+            keys.append((a, b, metric))
+            differences.append(align(scores[a], scores[b], label=f"metric {metric.name!r}").differences)
     relations: Relations = {(a, b): {} for a in names for b in names if a != b}
 
-    def settle(a: str, b: str, metric: MetricSpec, verdict: MarginVerdict, difference, d, level) -> None:
-        sd = float(np.std(d, ddof=1)) if d is not None and len(d) >= 2 else None
-        n = 0 if d is None else len(d)
+    def settle(a: str, b: str, metric: MetricSpec, verdict: MarginVerdict, difference, sd, n, level) -> None:
         relations[(a, b)][metric.name] = verdict
         relations[(b, a)][metric.name] = mirrored(verdict, difference, metric.margin, metric.direction, sd, n,
                                                   level, power)
 
-    for (a, b, metric, sample), level in zip(samples, adjusted_levels(p_values, correction, alpha)):
-        d = sample.differences
-        difference = float(np.mean(d)) if sample.n else None
-        bounds = verdict_interval(d, test, level, resamples, seed)
-        sd = float(np.std(d, ddof=1)) if sample.n >= 2 else None
-        settle(a, b, metric, judge(difference, bounds, metric.margin, metric.direction, sd, sample.n, level, power),
-               difference, d, level)
+    if keys:
+        family = decide_family(differences, [m.margin for *_, m in keys], [m.direction for *_, m in keys], test,
+                               correction, alpha, share, power, resamples, seed)
+        for k, (a, b, metric) in enumerate(keys):
+            n = int(family.n[k])
+            settle(a, b, metric, family.verdicts[k], float(family.mean[k]) if n else None,
+                   float(family.sd[k]) if n >= 2 else None, n, family.level)
     for name, comparisons in versus_champion.items():
         for c in comparisons:
-            settle(champion, name, c.spec, c.decision, c.mean_difference, c.differences, c.ci_level)
+            settle(champion, name, c.spec, c.decision, c.mean_difference, c.sd, c.n, c.ci_level)
     return relations

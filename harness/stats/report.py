@@ -9,8 +9,10 @@ tracking layer prints and logs what this returns.
 from __future__ import annotations
 
 import math
+import textwrap
 from typing import Any
 
+from harness.console import LOG_WIDTH
 from harness.stats._checks import check_count, check_effect_size, check_probability
 from harness.stats.compare import TESTS
 from harness.stats.correction import METHODS
@@ -113,7 +115,7 @@ class SweepStatistics:
             lines.append(f"  questions needed to show two equally good configurations equivalent at the margin "
                          f"{margin:g} on the primary metric (power {self.power:g}, before correction), by the "
                          f"spread of their per-question differences: {shown}")
-        return "\n".join(lines)
+        return "\n".join(textwrap.fill(line, LOG_WIDTH, subsequent_indent="    ") for line in lines)
 
     def compare(self, tables: Tables) -> StatsReport:
         """Compares every run with the champion; raises ValueError/MisalignedError on bad input."""
@@ -124,7 +126,10 @@ class SweepStatistics:
         champion = self._champion(scores, metrics[0])
         challengers = {name: s for name, s in scores.items() if name != champion}
         result = compare_sweep(scores[champion], challengers, metrics, self.alpha, self.test,
-                               self.resamples, self.seed, self.power, self.correction)
+                               self.resamples, self.seed, self.power, self.correction,
+                               front=self.front is not None and self.front.enabled,
+                               pairs_share=self.front.pairs_share if self.front is not None else 0.5,
+                               champion_name=champion)
         return StatsReport(champion=champion, result=result, alpha=self.alpha, run_metrics=self._run_metrics(result),
                            settings=self.settings(metrics[0]))
 
@@ -133,15 +138,8 @@ class SweepStatistics:
         None when ``stats.front`` is off; ``report``: what :meth:`compare` returned for ``tables``."""
         if self.front is None or not self.front.enabled:
             return None
-        from harness.stats.front_quality import quality_relations
-
-        challengers = report.result.challengers
-        metrics = [m.spec for m in challengers[0].metrics] if challengers else [self.primary_for(tables), *self.guards]
-        primary = next(m for m in metrics if m.role == "primary")
-        versus = {c.name: c.metrics for c in challengers}
-        relations = quality_relations(tables, metrics, report.champion, versus, self.alpha, self.test,
-                                      self.resamples, self.seed, self.correction, self.power)
-        return self.front.compute(tables, infos, primary, report.champion, relations)
+        decision = report.result.decision
+        return self.front.compute(tables, infos, decision)
 
     def settings(self, primary: MetricSpec) -> dict[str, Any]:
         """The constructor's arguments as used, with the primary metric resolved."""

@@ -116,7 +116,7 @@ def test_race_record_counts_evaluations_and_failures():
 
 def test_deciding_the_front_keeps_a_slightly_worse_configuration_until_it_is_decided():
     """``decide: front``: a configuration 0.03 worse stays while the margin (0.05) is not crossed, and is
-    shown non-inferior once there are enough questions; one 0.3 worse leaves. ``decide: winner`` drops
+    shown equivalent (a difference inside the margin) once there are enough questions; one 0.3 worse leaves. ``decide: winner`` drops
     the slightly worse one as soon as it is shown worse at all."""
     primary = MetricSpec("answer/f1", "higher", "primary", margin=0.05)
     rng = np.random.default_rng(4)
@@ -134,17 +134,18 @@ def test_deciding_the_front_keeps_a_slightly_worse_configuration_until_it_is_dec
     assert [e.name for e in gone] == ["far"] and gone[0].threshold == 0.05 and "lower bound" in gone[0].reason
     from harness.racing.elimination import decisions
 
+    # shown 0.03 worse, inside the 0.05 margin: equivalent, as the sweep reads it (harness.stats.margin)
     assert decisions({n: s for n, s in scores.items() if n != "far"}, race_rule("front"), "lead") == {
-        "near": "non_inferior"}
+        "near": "equivalent"}
     few = {n: {"answer/f1": s["answer/f1"][:30]} for n, s in scores.items() if n != "far"}
     assert decisions(few, race_rule("front"), "lead") == {"near": "undecided"}  # too few questions to decide
     race = Race(["lead", "near", "far"], [30, 3000], race_rule("front"), 3000)
     race.finish_round({n: {"answer/f1": s["answer/f1"][:30]} for n, s in scores.items()})
     race.finish_round(scores)
     record = race.to_dict()
-    assert record["decisions"] == {"lead": "leader", "near": "non_inferior", "far": "worse beyond the margin"}
+    assert record["decisions"] == {"lead": "leader", "near": "equivalent", "far": "worse beyond the margin"}
     lines = round_lines(record)
-    assert "  decisions reached against the leader: near: non_inferior; far: worse beyond the margin" in lines
+    assert "  decisions reached against the leader: near: equivalent; far: worse beyond the margin" in lines
     assert "  too few questions to decide: none" in lines
     with pytest.raises(ValueError, match="race.decide"):
         race_rule("cheapest")

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from harness.stats.compare import compare_metric, compare_pair, difference_and_p
+from harness.stats.compare import compare_metric, compare_pair
 from harness.stats.comparison import to_rows
 from harness.stats.correction import correct
 from harness.stats.effect import bootstrap_ci
@@ -94,9 +94,11 @@ def test_zero_variance_differences():
     [t] = compare_pair(champion, challenger, spec, **ARGS)
     assert t.p_value is None and "zero variance" in t.reason and t.cohens_d is None
     assert t.bootstrap_low == pytest.approx(0.1) and t.bootstrap_high == pytest.approx(0.1)
-    decided = t.with_corrected(None, None)  # untestable, so outside the family: no level
+    sweep = dict(alpha=0.05, resamples=400, seed=7, power_target=0.8, correction="holm")
+    [decided] = compare_sweep(champion, {"b": challenger}, spec, test="t", **sweep).challengers[0].metrics
+    # no spread to be unsure of: the interval is the one difference, whatever the level
     assert (decided.ci_low, decided.ci_high) == pytest.approx((0.1, 0.1)) and decided.verdict == "better"
-    [p] = compare_pair(champion, challenger, spec, **(ARGS | {"test": "permutation"}))
+    [p] = compare_sweep(champion, {"b": challenger}, spec, test="permutation", **sweep).challengers[0].metrics
     assert p.p_value == pytest.approx(0.25) and p.reason is None  # exact: 2 of 8 sign patterns
 
 
@@ -174,11 +176,10 @@ def test_sweep_verdicts():
     verdicts = {row["challenger"]: row for row in result.verdict_rows() if row["role"] == "primary"}
     assert verdicts["better"]["winner"] == "challenger"
     assert verdicts["unsafe"]["winner"] == "champion"
-    assert verdicts["unsafe"]["winner_reason"].startswith("guard judge/faithfulness regressed")
+    assert verdicts["unsafe"]["winner_reason"].startswith("guard judge/faithfulness worse: the interval")
     assert verdicts["worse"]["winner"] == "champion"
     assert verdicts["same"]["winner"] == "none"
-    assert verdicts["same"]["winner_reason"] == ("no significant difference: primary answer/f1 not testable: "
-                                                 "all differences zero")
+    assert verdicts["same"]["winner_reason"] == "answer/f1 equivalent: the interval [+0, +0] lies inside ±0.01"
     assert verdicts["same"]["verdict"] == "equivalent"  # identical answers: an interval of one point, 0
     assert verdicts["noise"]["winner"] == "none" and "paired questions" in verdicts["noise"]["winner_reason"]
     assert verdicts["better"]["verdict"] == "better" and verdicts["worse"]["verdict"] == "worse"
@@ -205,11 +206,3 @@ def test_sweep_is_reproducible():
 def test_sweep_arguments_are_validated(metrics, challengers, correction, match):
     with pytest.raises(ValueError, match=match):
         compare_sweep(_system(0), challengers, metrics, correction=correction, **SWEEP)
-
-
-@pytest.mark.parametrize("test", ["t", "wilcoxon", "permutation"])
-def test_the_fronts_pairwise_test_gives_what_the_full_comparison_reports(random_pair, test):
-    champion, challenger = random_pair
-    sample = align(champion, challenger)
-    full = compare_metric(F1, sample, 0.05, test, 400, 7, 0.8)
-    assert difference_and_p(sample, test, 400, 7) == (full.mean_difference, full.p_value)

@@ -177,10 +177,14 @@ def test_not_significantly_worse_is_not_as_good_a_cheaper_undecided_run_is_liste
     assert Front.from_dict(record).undecided == ["cheap"]
 
 
-def test_shown_worse_within_the_margin_or_on_a_guard_is_no_candidate(quality):
+def test_shown_worse_within_the_margin_is_equivalent_and_a_guard_shown_worse_is_no_candidate(quality):
+    """A difference shown but smaller than the margin is equivalent (CONSORT's reading): the cheaper
+    run ships; a guard shown worse keeps a run off the front."""
     slightly = quality - 0.004 + np.random.default_rng(3).normal(0, 0.001, len(quality))  # worse, but by < margin
     front = front_of({"best": run(quality, 0.003, seed=1), "cheap": run(slightly, 0.001, seed=2)}, margin=0.05)
-    assert front.run("cheap").versus_champion == "worse" and front.members == ["best"]
+    cheap = front.run("cheap")
+    assert cheap.versus_champion == "equivalent" and cheap.dominated_by is None
+    assert front.run("best").dominated_by == "cheap" and front.members == ["cheap"]
     tables = {"best": run(quality, 0.003, seed=1), "cheap": run(tied(quality, 2), 0.001, seed=2)}
     for name, shift in (("best", 0.0), ("cheap", -0.3)):
         for row in tables[name]:

@@ -50,6 +50,7 @@ class FrontSchema:
     seed: int = MISSING
     min_questions: int = MISSING
     min_ratio: float = MISSING
+    pairs_share: float = MISSING
     answering: List[FrontAxisSchema] = MISSING
     retrieval: List[FrontAxisSchema] = MISSING
 
