@@ -170,7 +170,7 @@ def decide(values, *, champion: str | None = None, direction: str = "higher", ma
     ship = [champion, *verdicts.index[verdicts["verdict"].isin(AS_GOOD) & kept]]
     undecided = list(verdicts.index[(verdicts["verdict"] == "undecided") & kept])
     decision = Decision(champion, verdicts, comparisons, ship, undecided, None,
-                        settings | {"champion": champion, "front": front},
+                        settings | {"champion": champion, "front": front, "family_alpha": alpha * share},
                         [spec for spec, _ in metrics.values()])
     if costs:
         tables, axes = _cost_tables(metrics, costs, names)

@@ -51,8 +51,11 @@ class StatsReport:
 
     @property
     def ci_label(self) -> str:
-        """The intervals are at ``1 - alpha`` jointly: each at the level its correction tested it at."""
-        return ci_label(self.alpha, self.result.correction)
+        """The confidence the intervals hold jointly under the correction: ``1 - alpha`` times the
+        share of the budget the comparisons with the champion spend (the front's pairs spend the rest)."""
+        decision = self.result.decision
+        alpha = decision.settings.get("family_alpha", self.alpha) if decision is not None else self.alpha
+        return ci_label(alpha, self.result.correction)
 
     def to_dataframe(self):
         """One row per (challenger, metric) with every figure (``SweepResult.to_rows``)."""

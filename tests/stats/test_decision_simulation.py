@@ -29,7 +29,7 @@ MARGIN = 0.01
 CORRECTIONS = ("holm", "bonferroni", "bh")
 # sweeps per scenario: the t test's p-values are vectorized; the rank and permutation tests change no
 # verdict (every verdict reads the interval of the mean), so fewer sweeps show that they hold too.
-SWEEPS = {"t": 400, "wilcoxon": 100, "permutation": 100}
+SWEEPS = {"t": 400, "wilcoxon": 100, "permutation": 50}
 
 
 @dataclass(frozen=True)
