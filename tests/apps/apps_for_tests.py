@@ -24,6 +24,13 @@ def broken(question: str) -> dict:
     return {"answer": 42}
 
 
+def fails_on_spain(question: str) -> dict:
+    """A flaky app: an HTTP error on one question, Paris with its document on the others."""
+    if "Spain" in question:
+        raise RuntimeError("HTTP 500")
+    return {"answer": "Paris", "contexts": [{"text": "Paris is the capital of France.", "doc_id": "france"}]}
+
+
 def slow(question: str, seconds: float = 5.0) -> str:
     time.sleep(seconds)
     return "late"

@@ -3,6 +3,7 @@ by the retrieval metrics, the answer by the answer metrics; a failure is scored 
 
 from __future__ import annotations
 
+import pytest
 from hydra.utils import instantiate
 
 from harness.apps.contexts import ContextPlacer
@@ -51,21 +52,42 @@ def test_the_example_app_runs_as_the_system_under_test(compose, example_on_path,
     assert result.stages.passages["germany#0"]["doc_id"] == "germany"
 
 
-def test_a_failed_question_is_scored_by_no_metric(compose, tmp_path):
+def two_questions(tmp_path) -> list[str]:
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "france.md").write_text("Paris is the capital of France.")
     questions = tmp_path / "q.jsonl"
     questions.write_text('{"id": "a", "question": "Capital of France?", "answer": "Paris", "gold_doc_ids": ["france"]}\n'
                          '{"id": "b", "question": "Capital of Spain?", "answer": "Madrid", "gold_doc_ids": ["france"]}\n')
-    cfg = compose(["dataset=questions_jsonl", f"dataset.questions={questions}", f"dataset.documents={tmp_path / 'docs'}",
-                   "app=python", "app.target=tests.apps.apps_for_tests:broken", "app.max_failed_fraction=1.0",
-                   "plugins.allowed_targets=[tests.apps.apps_for_tests.]", f"cache.dir={tmp_path / 'cache'}"])
+    return ["dataset=questions_jsonl", f"dataset.questions={questions}", f"dataset.documents={tmp_path / 'docs'}",
+            "app=python", "plugins.allowed_targets=[tests.apps.apps_for_tests.]", f"cache.dir={tmp_path / 'cache'}"]
+
+
+def test_a_failed_question_is_excluded_from_every_metric_with_on_failure_exclude(compose, tmp_path):
+    cfg = compose([*two_questions(tmp_path), "app.target=tests.apps.apps_for_tests:broken",
+                   "app.max_failed_fraction=1.0", "app.on_failure=exclude"])
     result = run_from_config(cfg)
     rows = {row["question_id"]: row for row in result.rows}
     assert rows["a"]["answer_error"] == "KeyError: 'no index loaded'" and rows["a"]["generation/failed"] == 1.0
-    assert not any(key.startswith(("retrieval/", "answer/f1")) for key in rows["a"])
+    assert not any(key.startswith(("retrieval/", "answer/")) for key in rows["a"])
     assert result.metrics["generation/failed_count"] == 2.0
     assert "app: all 2 calls failed" in result.info["failed_because"][0]
+
+
+@pytest.mark.parametrize("on_failure, hit, f1", [("miss", 0.5, 0.5), ("exclude", 1.0, 1.0)])
+def test_a_failed_question_scores_as_a_miss_by_default(compose, tmp_path, on_failure, hit, f1):
+    cfg = compose([*two_questions(tmp_path), "app.target=tests.apps.apps_for_tests:fails_on_spain",
+                   f"app.on_failure={on_failure}"])
+    assert cfg.app.on_failure == on_failure
+    result = run_from_config(cfg)
+    rows = {row["question_id"]: row for row in result.rows}
+    assert rows["b"]["answer_error"] == "RuntimeError: HTTP 500" and rows["a"]["retrieval/hit_at_1"] == 1.0
+    if on_failure == "miss":  # no context and no answer: the worst of every retrieval and answer metric
+        assert rows["b"]["retrieval/hit_at_1"] == rows["b"]["retrieval/mrr"] == rows["b"]["retrieval/ndcg_at_1"] == 0.0
+        assert rows["b"]["answer/em"] == rows["b"]["answer/f1"] == 0.0
+    else:
+        assert not any(key.startswith(("retrieval/", "answer/")) for key in rows["b"])
+    assert result.metrics["retrieval/hit_at_1"] == hit and result.metrics["answer/f1"] == f1
+    assert result.metrics["generation/failed_count"] == 1.0 and result.metrics["generation/answered"] == 1.0
 
 
 def test_an_app_with_a_generator_or_reranker_is_refused(compose):

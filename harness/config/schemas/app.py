@@ -25,6 +25,7 @@ class AppSchema(TargetSchema):
     timeout: float = MISSING
     max_failed_fraction: float = MISSING
     top_k: Optional[int] = None
+    on_failure: str = "miss"  # miss | exclude: what a failed question scores
 
 
 @dataclass
