@@ -31,6 +31,7 @@ class QuestionsJsonlDatasetSchema(TargetSchema):
     fields: QuestionFieldsSchema = field(default_factory=QuestionFieldsSchema)
     required: List[str] = MISSING
     passage_overlap: float = MISSING
+    duplicates: str = "keep"  # keep | merge | error: a question without an id asked twice
 
 
 @dataclass
