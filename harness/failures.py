@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 REASONS_KEPT = 5  # most common reasons kept in the job summary
+# What a failed question scores (app.on_failure, generation.on_failure): a miss on every quality
+# metric, or nothing (it drops out of every run's paired comparison).
+ON_FAILURE = ("miss", "exclude")
 
 
 def check_fraction(name: str, value: float) -> float:

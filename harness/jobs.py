@@ -109,7 +109,8 @@ def build_job(cfg: DictConfig, built: dict[tuple[str, str], Any] | None = None, 
     answering = part("generation", lambda: Answering(
         generator=generator, prompt=prompt, conditions=list(generation.conditions), contexts=generation.contexts,
         sample=generation.sample, stratify=generation.stratify, seed=generation.seed,
-        max_failed_fraction=generation.max_failed_fraction, ttft_sample=generation.get("ttft_sample") or 0))
+        max_failed_fraction=generation.max_failed_fraction, ttft_sample=generation.get("ttft_sample") or 0,
+        on_failure=generation.get("on_failure") or "miss"))
     judge = part("judge", lambda: instantiate(cfg.judge), cfg.judge)
     rubrics = part("rubric", lambda: {name: instantiate(rubric) for name, rubric in cfg.rubrics.items()}, cfg.rubrics)
     judging = part("judge", lambda: Judging(judge=judge, rubrics=rubrics)) if judge and rubrics is not None else None

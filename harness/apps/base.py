@@ -18,13 +18,12 @@ from harness.apps.replies import AppReply, MalformedReply, TracedReply, read_rep
 from harness.cache import DiskCache, content_key, json_codec
 from harness.config.secrets import redact_text
 from harness.data.records import Question
-from harness.failures import FailureTally, check_fraction
+from harness.failures import ON_FAILURE, FailureTally, check_fraction
 from harness.progress import map_with_progress
 
 log = logging.getLogger(__name__)
 REPLY_CODEC = json_codec(AppReply.to_json, AppReply.from_json)
 NAMESPACE = "app_replies"
-ON_FAILURE = ("miss", "exclude")
 
 
 class App(ABC):
