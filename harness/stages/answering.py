@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from harness.config.schemas.choices import Stratum, values
 from harness.cache import DiskCache
 from harness.failures import ON_FAILURE, FailureTally, check_fraction
-from harness.generators.base import MISSING_PREDICTION, Generator
+from harness.generators.base import FAILED_AS_MISS, Generator
 from harness.generators.cached import generate_cached
 from harness.generators.prompts import CONDITIONS, PromptTemplate
 from harness.results.records import QuestionRecord
@@ -128,7 +128,7 @@ class Answering:
                 if not generation.extra.get("skipped"):  # predictions on_missing=skip: no call was made
                     self.tally.add(generation.error)
                 if generation.failed and self.on_failure == "miss":
-                    generation.extra[MISSING_PREDICTION] = True  # scored as an unanswered question
+                    generation.extra[FAILED_AS_MISS] = True  # scored as an unanswered question
                 if condition == "with_context":
                     record.generation = generation
                 else:

@@ -16,7 +16,7 @@ import logging
 from harness.apps.base import App
 from harness.apps.contexts import ContextPlacer
 from harness.apps.replies import AppReply
-from harness.generators.base import CONTEXTS_UNKNOWN, MISSING_PREDICTION, NO_RANKING, REPORTED_COST, Generation
+from harness.generators.base import CONTEXTS_UNKNOWN, FAILED_AS_MISS, NO_RANKING, REPORTED_COST, Generation
 from harness.results.records import QuestionRecord
 from harness.results.stage_records import SpanRecord
 from harness.stages.retrieval import hits_of
@@ -102,7 +102,7 @@ def _generation(reply: AppReply, miss: bool, ranked: bool) -> Generation:
     if reply.contexts is None:
         extra[CONTEXTS_UNKNOWN] = True
     if reply.error is not None and miss:
-        extra[MISSING_PREDICTION] = True
+        extra[FAILED_AS_MISS] = True
     if reply.error is not None and not (miss and ranked) or reply.error is None and reply.contexts is None:
         extra[NO_RANKING] = True
     return Generation(text=reply.answer if reply.error is None else "", error=reply.error,

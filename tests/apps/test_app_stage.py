@@ -83,7 +83,8 @@ def test_a_failed_question_scores_as_a_miss_by_default(compose, tmp_path, on_fai
     assert rows["b"]["answer_error"] == "RuntimeError: HTTP 500" and rows["a"]["retrieval/hit_at_1"] == 1.0
     if on_failure == "miss":  # no context and no answer: the worst of every retrieval and answer metric
         assert rows["b"]["retrieval/hit_at_1"] == rows["b"]["retrieval/mrr"] == rows["b"]["retrieval/ndcg_at_1"] == 0.0
-        assert rows["b"]["answer/em"] == rows["b"]["answer/f1"] == 0.0
+        assert rows["b"]["answer/em"] == rows["b"]["answer/f1"] == rows["b"]["answer/rouge_l"] == 0.0
+        assert rows["b"]["answer/bertscore_f1"] < rows["a"]["answer/bertscore_f1"]  # BERTScore of no answer
     else:
         assert not any(key.startswith(("retrieval/", "answer/")) for key in rows["b"])
     assert result.metrics["retrieval/hit_at_1"] == hit and result.metrics["answer/f1"] == f1
