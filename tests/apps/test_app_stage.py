@@ -115,3 +115,23 @@ def test_tokens_and_cost_the_app_reports_are_recorded(compose, tmp_path):
     assert row["generation/cost_usd"] == 0.001 and row["retrieval/hit_at_1"] == 1.0
     again = run_from_config(cfg)  # the second run asks nothing: every reply from the cache
     assert again.metrics["app/cached_replies"] == 1.0 and again.rows[0]["generation/cached"] == 1.0
+
+
+def test_a_context_is_placed_by_any_name_its_framework_gave_and_by_its_text_when_none_matches():
+    documents = [Document("france", "Paris is the capital of France."), Document("eu/spain", "Madrid is in Spain.")]
+    placer = ContextPlacer(documents, [], min_overlap=0.8)
+    by_path = placer.chunk(AppContext("Some passage.", names=("/srv/app/docs/france.md",)))
+    by_later_name = placer.chunk(AppContext("Other.", names=("3f2a-uuid", "/x/docs/eu/spain.md")))
+    by_text = placer.chunk(AppContext("Madrid is in Spain.", names=("3cece8c9131050bef83b6b",)))
+    assert (by_path.doc_id, by_later_name.doc_id, by_text.doc_id) == ("france", "eu/spain", "eu/spain")
+    assert placer.report() is None and (placer.placed, placer.matched) == (3, 3)
+
+
+def test_contexts_that_match_no_document_are_said_with_the_names_they_gave(compose, tmp_path, caplog):
+    cfg = compose([*two_questions(tmp_path), "app.target=tests.apps.apps_for_tests:foreign_sources"])
+    with caplog.at_level("WARNING", logger="harness.stages.app"):
+        result = run_from_config(cfg)
+    (warning,) = result.info["warnings"]
+    assert "none of the app's 2 contexts matched a document" in warning and "'s3://bucket/kb/42.pdf'" in warning
+    assert "'france'" in warning and warning.removeprefix("app: ") in caplog.text
+    assert result.metrics["app/unmatched_contexts"] == 2.0 and result.metrics["retrieval/mrr"] == 0.0
