@@ -58,8 +58,9 @@ class Answering:
         ttft_sample: how many of the answered questions (drawn with ``seed``) are generated one
             request at a time with context, so that a local generator measures their time to first
             token and latency; the others are batched (0: all of them).
-        on_failure: what a failed answer scores: ``miss`` (EM and F1 0, as an unanswered question
-            in the official SQuAD script) or ``exclude`` (no answer metric).
+        on_failure: what a failed answer (with context) scores: ``miss`` (every answer metric of
+            an empty answer: EM = F1 = 0) or ``exclude`` (no answer metric). A question a predictions
+            file skipped (``on_missing: skip``) is no failure: it is never scored.
     """
 
     generator: Generator
@@ -125,10 +126,11 @@ class Answering:
                                           timed=clock.timer(ids, condition) if clock else None)
             for record, request, generation in zip(chosen, requests, generations):
                 record.prompts[condition] = [dict(message) for message in request.messages]
-                if not generation.extra.get("skipped"):  # predictions on_missing=skip: no call was made
+                skipped = generation.extra.get("skipped")
+                if not skipped:  # predictions on_missing=skip: no call was made
                     self.tally.add(generation.error)
-                if generation.failed and self.on_failure == "miss":
-                    generation.extra[FAILED_AS_MISS] = True  # scored as an unanswered question
+                if condition == "with_context" and generation.failed and not skipped and self.on_failure == "miss":
+                    generation.extra[FAILED_AS_MISS] = True  # scored as an empty answer
                 if condition == "with_context":
                     record.generation = generation
                 else:
