@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 REASONS_KEPT = 5  # most common reasons kept in the job summary
+# What a failed question scores (app.on_failure, generation.on_failure): a miss on every quality
+# metric, or nothing (it drops out of every run's paired comparison).
+ON_FAILURE = ("miss", "exclude")
 
 
 def check_fraction(name: str, value: float) -> float:
@@ -71,3 +74,36 @@ class FailureTally:
         return {"attempted": self.attempted, "failed": self.failed,
                 "max_failed_fraction": self.max_failed_fraction,
                 "reasons": dict(self.reasons.most_common(REASONS_KEPT))}
+
+
+# The stages whose calls are the questions' answers: a failed call there is a failed question.
+QUESTION_STAGES = ("app", "generation")
+REASONS_SHOWN = 2  # reasons in a job's console line and under the leaderboard
+
+
+def failed_questions(failures: dict[str, dict[str, Any]] | None) -> tuple[str, int, int, dict[str, int]] | None:
+    """(stage, failed, asked, reasons) of the stage that answers the questions, from a job's
+    ``info["failures"]`` (:meth:`FailureTally.summary` per stage); None when no question failed.
+
+    >>> failed_questions({"app": {"attempted": 300, "failed": 39, "reasons": {"HTTP 500": 37, "timed out": 2}}})
+    ('app', 39, 300, {'HTTP 500': 37, 'timed out': 2})
+    """
+    for stage in QUESTION_STAGES:
+        summary = (failures or {}).get(stage)
+        if summary and summary.get("failed"):
+            return stage, int(summary["failed"]), int(summary["attempted"]), dict(summary.get("reasons") or {})
+    return None
+
+
+def failure_line(failures: dict[str, dict[str, Any]] | None) -> str | None:
+    """A job's failed questions in one line, with the first reasons; None when none failed.
+
+    >>> failure_line({"app": {"attempted": 300, "failed": 39, "reasons": {"HTTP 500": 37, "timed out": 2}}})
+    'app: 39 of 300 questions failed (13%): 37x HTTP 500; 2x timed out'
+    """
+    found = failed_questions(failures)
+    if found is None:
+        return None
+    stage, failed, asked, reasons = found
+    shown = "; ".join(f"{count}x {reason}" for reason, count in list(reasons.items())[:REASONS_SHOWN])
+    return f"{stage}: {failed} of {asked} questions failed ({failed / max(asked, 1):.0%}): {shown}"

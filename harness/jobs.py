@@ -109,7 +109,8 @@ def build_job(cfg: DictConfig, built: dict[tuple[str, str], Any] | None = None, 
     answering = part("generation", lambda: Answering(
         generator=generator, prompt=prompt, conditions=list(generation.conditions), contexts=generation.contexts,
         sample=generation.sample, stratify=generation.stratify, seed=generation.seed,
-        max_failed_fraction=generation.max_failed_fraction, ttft_sample=generation.get("ttft_sample") or 0))
+        max_failed_fraction=generation.max_failed_fraction, ttft_sample=generation.get("ttft_sample") or 0,
+        on_failure=generation.get("on_failure") or "miss"))
     judge = part("judge", lambda: instantiate(cfg.judge), cfg.judge)
     rubrics = part("rubric", lambda: {name: instantiate(rubric) for name, rubric in cfg.rubrics.items()}, cfg.rubrics)
     judging = part("judge", lambda: Judging(judge=judge, rubrics=rubrics)) if judge and rubrics is not None else None
@@ -124,6 +125,8 @@ def build_job(cfg: DictConfig, built: dict[tuple[str, str], Any] | None = None, 
                                cfg.metrics),
                    answering=answering, judging=judging,
                    router=part("router", lambda: instantiate(cfg.router), cfg.router), app=app)
+    if dataset is not None and dataset.questions and not (judging is not None and judging.judge.enabled):
+        part("dataset", lambda: _something_to_score(dataset))
     if problems:
         raise JobNotValid("; ".join(reasons)) from problems[0]
     return job
@@ -220,6 +223,16 @@ def _alone(generator, reranker) -> None:
 def _no_questions(dataset: Dataset):
     raise ValueError(f"dataset '{dataset.name}' has no questions to score (write some from its documents with "
                      f"`harness synth`, then score them with dataset=questions_jsonl)")
+
+
+def _something_to_score(dataset: Dataset) -> None:
+    """Without a judge, a metric needs a gold answer, gold document, key fact or route of some question."""
+    if not any(q.relevant or q.key_facts or q.answers or q.ground_truth or q.expected_answer or q.route
+               for q in dataset.questions):
+        raise ValueError(f"dataset '{dataset.name}': none of its {len(dataset.questions)} questions has a gold "
+                         f"answer, gold document, key fact or route, and no judge is configured: nothing to score "
+                         f"(name their columns with dataset.fields.answers=<column> or dataset.fields.relevant=<column>, "
+                         f"or set judge=<a judge>)")
 
 
 def _root_cause(err: BaseException) -> str:

@@ -29,6 +29,18 @@ def test_a_dataset_without_its_paths_is_named(compose):
         build_job(compose(["dataset=questions_jsonl"]))
 
 
+def test_questions_with_nothing_to_score_them_against_are_refused_before_the_job_runs(compose, tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "france.md").write_text("Paris is the capital of France.")
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"question": "Capital of France?", "reply": "Paris"}\n')
+    overrides = ["dataset=questions_jsonl", f"dataset.questions={questions}", f"dataset.documents={tmp_path / 'docs'}"]
+    with pytest.raises(JobNotValid, match=r"dataset: ValueError: dataset 'questions_jsonl': none of its 1 questions "
+                                          r"has a gold answer.*nothing to score.*dataset.fields.answers=<column>"):
+        build_job(compose(overrides))
+    assert build_job(compose([*overrides, "dataset.fields.answers=reply"])).dataset.questions[0].answers == ("Paris",)
+
+
 def test_a_sweep_composes_each_set_of_group_choices_once_and_hands_out_copies():
     """The start check, the sweeper's validation and the launcher share one composition per set of
     group choices (harness.config.composition)."""

@@ -24,7 +24,11 @@ def answer(question: str, top_k: int = 2) -> dict:
     query = bm25s.tokenize([question], stopwords="en", show_progress=False)
     hits, scores = retriever.retrieve(query, k=min(top_k, len(ids)), show_progress=False)
     contexts = [{"text": texts[i], "doc_id": ids[i], "score": float(s)} for i, s in zip(hits[0], scores[0])]
+    return {"answer": best_sentence(question, [c["text"] for c in contexts]), "contexts": contexts}
+
+
+def best_sentence(question: str, texts: list[str]) -> str:
+    """The sentence of the texts that shares the most words with the question."""
     words = set(re.findall(r"\w+", question.lower()))
-    sentences = [s for c in contexts for s in re.split(r"(?<=[.!?])\s+|\n+", c["text"]) if s.strip()]
-    best = max(sentences, key=lambda s: len(words & set(re.findall(r"\w+", s.lower()))))
-    return {"answer": best.strip(), "contexts": contexts}
+    sentences = [s for text in texts for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip()]
+    return max(sentences, key=lambda s: len(words & set(re.findall(r"\w+", s.lower())))).strip()

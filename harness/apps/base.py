@@ -18,7 +18,7 @@ from harness.apps.replies import AppReply, MalformedReply, TracedReply, read_rep
 from harness.cache import DiskCache, content_key, json_codec
 from harness.config.secrets import redact_text
 from harness.data.records import Question
-from harness.failures import FailureTally, check_fraction
+from harness.failures import ON_FAILURE, FailureTally, check_fraction
 from harness.progress import map_with_progress
 
 log = logging.getLogger(__name__)
@@ -37,18 +37,25 @@ class App(ABC):
         max_failed_fraction: the job fails when more than this share of the questions failed.
         top_k: the rank cut-off the app's contexts are scored at (null: the most contexts it
             returned for one question in the run).
+        on_failure: what a failed question scores: ``miss`` (every retrieval and answer metric at
+            its worst, so a flaky app never looks better than a healthy one) or ``exclude`` (no
+            metric: the question drops out of the paired comparison of every run).
     """
 
     enabled = True
 
     def __init__(self, params: dict[str, Any] | None = None, version: str | None = None, concurrency: int = 1,
-                 timeout: float = 60.0, max_failed_fraction: float = 0.5, top_k: int | None = None) -> None:
+                 timeout: float = 60.0, max_failed_fraction: float = 0.5, top_k: int | None = None,
+                 on_failure: str = "miss") -> None:
         if concurrency < 1:
             raise ValueError(f"app.concurrency must be >= 1, got {concurrency}")
         if timeout <= 0:
             raise ValueError(f"app.timeout must be > 0 seconds, got {timeout}")
         if top_k is not None and top_k < 1:
             raise ValueError(f"app.top_k must be >= 1 or null, got {top_k}")
+        if on_failure not in ON_FAILURE:
+            raise ValueError(f"app.on_failure must be one of {list(ON_FAILURE)}, got {on_failure!r}")
+        self.on_failure = on_failure
         self.params = dict(params or {})
         self.version, self.concurrency, self.timeout, self.top_k = version, concurrency, timeout, top_k
         self.max_failed_fraction = check_fraction("app.max_failed_fraction", max_failed_fraction)

@@ -28,7 +28,8 @@ class PythonApp(App):
         super().__init__(**options)
         self.target, self.trace = target, trace
         dotted = target.replace(":", ".")
-        declared = tuple(str(name) for name in allowed_targets or [])
+        # declared as app.target is written (package.module:function) or dotted: the same function
+        declared = tuple(str(name).replace(":", ".") for name in allowed_targets or [])
         if dotted.startswith(OWN_PACKAGES + tuple(name for name in declared if name.endswith("."))):
             _resolve(target)  # in a declared package: a typo is named as one, not as an undeclared plugin
         if not is_allowed(dotted, OWN_PACKAGES, declared):

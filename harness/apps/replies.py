@@ -9,8 +9,13 @@ An app may return:
   ``input_tokens``, ``output_tokens``, ``cost_usd``.
 
 Each context is a string or an object with its text (``text``, ``content``, ``page_content``),
-and optionally its document id (``doc_id``, ``document_id``, ``id``, ``source``; also inside a
-``metadata`` object, as LangChain documents carry it) and ``score``.
+optionally its ``score``, and the names of its document, read from the fields the frameworks fill
+(every one kept, in this order, for :mod:`harness.apps.contexts` to match against the documents):
+``doc_id``, ``document_id``, ``doc_uri``, then inside its ``metadata`` (LangChain, LlamaIndex) or
+``meta`` (Haystack) ``doc_id``, ``document_id``, ``source`` (LangChain's loaders: the file's path),
+``file_path``, ``file_name`` (LlamaIndex's ``SimpleDirectoryReader``), then its own ``source``,
+``ref_doc_id`` (a LlamaIndex node's document) and ``id`` (``id_``, ``node_id``). A LlamaIndex
+``NodeWithScore`` is read through its ``node``, with its ``score``.
 """
 
 from __future__ import annotations
@@ -21,7 +26,12 @@ from typing import Any
 ANSWER_NAMES = ("answer", "response", "output")
 CONTEXTS_NAMES = ("contexts", "retrieved_contexts", "source_documents")
 TEXT_NAMES = ("text", "content", "page_content")
-DOC_ID_NAMES = ("doc_id", "document_id", "doc_uri", "id", "source")
+DOC_ID_NAMES = ("doc_id", "document_id", "doc_uri")
+# Inside a context's metadata (LangChain, LlamaIndex) or meta (Haystack): the loaders' file path and name.
+METADATA_ID_NAMES = ("doc_id", "document_id", "doc_uri", "source", "file_path", "file_name")
+# The context object's own ids, last: often a chunk's or node's own id (a uuid, a content hash).
+OWN_ID_NAMES = ("source", "ref_doc_id", "id", "id_", "node_id")
+METADATA_NAMES = ("metadata", "meta")
 COUNT_NAMES = ("input_tokens", "output_tokens")
 
 
@@ -31,9 +41,19 @@ class MalformedReply(ValueError):
 
 @dataclass(frozen=True)
 class AppContext:
+    """One context: its text, the first name of its document it gave (``doc_id``), every name it
+    gave (``names``, in the order of :data:`DOC_ID_NAMES`, :data:`METADATA_ID_NAMES`,
+    :data:`OWN_ID_NAMES`) and its score."""
+
     text: str
     doc_id: str | None = None
     score: float | None = None
+    names: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.doc_id is not None and not self.names:
+            object.__setattr__(self, "names", (self.doc_id,))
+        object.__setattr__(self, "names", tuple(self.names))
 
 
 @dataclass
@@ -75,7 +95,7 @@ class TracedReply:
 
 def _get(value: Any, names: tuple[str, ...]) -> Any:
     for name in names:
-        found = value.get(name) if isinstance(value, dict) else getattr(value, name, None)
+        found = _field(value, name)
         if found is not None:
             return found
     return None
@@ -89,7 +109,7 @@ def read_reply(value: Any) -> AppReply:
 
     Example:
         >>> read_reply({"answer": "Paris", "contexts": ["Paris is...", {"text": "France", "doc_id": "fr"}]}).contexts
-        [AppContext(text='Paris is...', doc_id=None, score=None), AppContext(text='France', doc_id='fr', score=None)]
+        [AppContext(text='Paris is...', doc_id=None, score=None, names=()), AppContext(text='France', doc_id='fr', score=None, names=('fr',))]
     """
     if isinstance(value, TracedReply):
         reply = read_reply(value.reply)
@@ -136,18 +156,35 @@ def _contexts(value: Any) -> list[AppContext]:
 def _context(item: Any, index: int) -> AppContext:
     if isinstance(item, str):
         return AppContext(text=item)
+    node = _get(item, ("node",))  # a LlamaIndex NodeWithScore: the node, with the retriever's score
+    score = _get(item, ("score",))
+    if node is not None and not isinstance(item, dict):
+        item = node
     text = _get(item, TEXT_NAMES)
     if not isinstance(text, str):
         raise MalformedReply(f"the app's contexts[{index}] has no text (one of {list(TEXT_NAMES)}), got {_shown(item)}")
-    metadata = _get(item, ("metadata",))
-    doc_id = _get(item, DOC_ID_NAMES)
-    if doc_id is None and isinstance(metadata, dict):
-        doc_id = _get(metadata, DOC_ID_NAMES)
-    score = _get(item, ("score",))
     if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
         raise MalformedReply(f"the app's contexts[{index}] has score {score!r}; expected a number")
-    return AppContext(text=text, doc_id=None if doc_id is None else str(doc_id),
-                      score=None if score is None else float(score))
+    names = _names(item)
+    return AppContext(text=text, doc_id=names[0] if names else None,
+                      score=None if score is None else float(score), names=names)
+
+
+def _names(item: Any) -> tuple[str, ...]:
+    """Every name of the context's document it carries, in the order they are tried (no repeats)."""
+    metadata = _get(item, METADATA_NAMES)
+    found = [_field(item, name) for name in DOC_ID_NAMES]
+    if isinstance(metadata, dict):
+        found += [metadata.get(name) for name in METADATA_ID_NAMES]
+    found += [_field(item, name) for name in OWN_ID_NAMES]
+    return tuple(dict.fromkeys(str(name) for name in found if isinstance(name, (str, int)) and str(name)))
+
+
+def _field(value: Any, name: str) -> Any:
+    try:
+        return value.get(name) if isinstance(value, dict) else getattr(value, name, None)
+    except Exception:  # noqa: BLE001 - a framework property that cannot be read here (e.g. no source node)
+        return None
 
 
 def _shown(value: Any) -> str:

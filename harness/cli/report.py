@@ -34,7 +34,7 @@ from harness.tracking.verdicts.statistics import STATS_SETTINGS
 from harness.tracking.verdicts.selfcheck_flags import MARK
 from harness.tracking.sweep.state import JOB_SUMMARY, collect_job_summaries, read_sweep
 
-_FIXED_COLUMNS = ("job", "run", "status")
+_FIXED_COLUMNS = ("job", "run", "status", "failed")  # not metrics (the failed questions: "39/300 (13%)")
 
 
 def main(argv: list[str]) -> int:

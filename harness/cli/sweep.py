@@ -20,6 +20,7 @@ from harness.cache import DiskCache
 from harness.config import register
 from harness.config.allowlist import guard_hydra_callbacks, guard_logging_configs
 from harness.config.resolvers import PROJECT_ROOT
+from harness.failures import failure_line
 from harness.jobs import build_job, checked_in_this_process, parts_of_this_process
 from harness.stages.pipeline import run_pipeline
 from harness.results.records import RunResult
@@ -87,6 +88,9 @@ def _run_task(cfg: DictConfig) -> JobOutcome:
             outcome = JobOutcome.from_failures(result, output_dir)
             log.error("job failed: %s", outcome.message)
             return outcome
+        failed = failure_line(result.info.get("failures"))
+        if failed is not None:  # counted in its results; said on the console, where the job's lines are read
+            log.warning("%s", failed)
         return JobOutcome(status="FINISHED", output_dir=output_dir, result=result)
     except Exception as err:
         outcome = JobOutcome.from_exception(err, output_dir)

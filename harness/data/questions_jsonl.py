@@ -20,7 +20,9 @@ Every malformed record is reported with its file and line.
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,8 @@ from harness.data.question_fields import ALIASES, NESTED, find, find_all, flatte
 from harness.data.question_files import read_records
 from harness.data.records import AnswerCriteria, Dataset, DatasetError, Document, Question
 from harness.data.validation import ProblemList, field_value, require_file, sha256_of_files
+
+log = logging.getLogger(__name__)
 
 DIFFICULTIES = ("easy", "medium", "hard")
 # Seed 004's fields and this harness's, read under their own names only.
@@ -76,7 +80,7 @@ def load_document_folder(name: str, documents: str, extensions: list[str] | None
 
 def load_questions_jsonl(name: str, questions: str, documents: str, extensions: list[str] | None = None,
                          fields: dict[str, str | None] | None = None, required: list[str] | None = None,
-                         passage_overlap: float = 0.8) -> Dataset:
+                         passage_overlap: float = 0.8, duplicates: str = "keep") -> Dataset:
     """Loads and validates the dataset; every malformed record is reported with file and line.
 
     Args:
@@ -85,52 +89,74 @@ def load_questions_jsonl(name: str, questions: str, documents: str, extensions: 
         required: fields every record must have (default: the question alone).
         passage_overlap: the share of a gold passage's words one document must hold for the
             passage to match it when no document contains it verbatim.
+        duplicates: a question without an id asked twice: ``keep`` (two questions), ``merge``
+            (one, with a warning) or ``error``.
     """
     questions_path = require_file(Path(questions), "questions file")
     docs_folder = Path(documents)
     docs, doc_files = load_documents(docs_folder, list(extensions or DEFAULT_EXTENSIONS))
     parsed = read_questions(questions_path, {doc.id for doc in docs}, name, fields=fields, required=required,
-                            matcher=PassageMatcher(docs, passage_overlap))
+                            matcher=PassageMatcher(docs, passage_overlap), duplicates=duplicates)
     digest = sha256_of_files(docs_folder, doc_files, extra=[questions_path])
     return Dataset(name=name, documents=tuple(docs), questions=tuple(parsed), sha256=digest,
                    source=str(questions_path.resolve()))
 
 
 def read_questions(path: Path, doc_ids: set[str], name: str, fields: dict[str, str | None] | None = None,
-                   required: list[str] | None = None, matcher: PassageMatcher | None = None) -> list[Question]:
+                   required: list[str] | None = None, matcher: PassageMatcher | None = None,
+                   duplicates: str = "keep") -> list[Question]:
     """The questions of a question file whose gold documents are among ``doc_ids``.
 
     Raises:
         DatasetError: naming every malformed record's file, line and field.
     """
     return parse_questions(lambda problems: read_records(path, problems), path, doc_ids, name, fields, required,
-                           matcher)
+                           matcher, duplicates)
 
 
 def parse_questions(records_of: Callable[[ProblemList], Iterable[tuple[int, dict]]], source: Path,
                     doc_ids: set[str], name: str, fields: dict[str, str | None] | None = None,
-                    required: list[str] | None = None, matcher: PassageMatcher | None = None) -> list[Question]:
+                    required: list[str] | None = None, matcher: PassageMatcher | None = None,
+                    duplicates: str = "keep") -> list[Question]:
     """The questions of the records ``records_of(problems)`` yields with their line numbers (a
-    file's, or an MLflow evaluation dataset's), problems named ``source:line: field ...``."""
+    file's, or an MLflow evaluation dataset's), problems named ``source:line: field ...``.
+
+    A question without an id asked again (the same text) is, by ``duplicates``: ``keep``, another
+    question (its id gets ``-2``, ``-3``...), ``merge``, one question with the answers and gold
+    documents of both (a warning names the lines), or ``error``. An id written twice is an error.
+    """
+    if duplicates not in DUPLICATES:
+        raise DatasetError(f"dataset '{name}': duplicates must be one of {list(DUPLICATES)}, got {duplicates!r}")
     unknown = sorted(set(fields or {}) - set(ALIASES))
     if unknown:
         raise DatasetError(f"dataset '{name}': fields {unknown} are unknown; expected some of {sorted(ALIASES)}")
     reader = _Reader(source, doc_ids, dict(fields or {}), list(required or ["question"]), matcher)
     parsed: list[Question] = []
     seen: dict[str, int] = {}
+    repeats = Repeats(duplicates, source, reader.problems)
     for line, record in records_of(reader.problems):
         question = reader.question(record, line)
         if question is None:
             continue
-        if question.id in seen:
-            reader.problems.add(source, line, f"field 'id': duplicate id '{question.id}' (first on line {seen[question.id]})")
+        if question.id in seen and reader.id_given:
+            reader.problems.add(source, line, f"field 'id': duplicate id '{question.id}' (first on line {seen[question.id]}); "
+                                              f"each question needs its own id")
             continue
+        if question.id in seen:
+            question = repeats.of(question, line, parsed, seen)
+            if question is None:
+                continue
         seen[question.id] = line
         parsed.append(question)
+    repeats.warn()
+    reader.missing_everywhere()
     if not parsed and not reader.problems.problems:
         reader.problems.add(source, None, "no questions")
     reader.problems.raise_if_any(f"dataset '{name}'")
     return parsed
+
+
+DUPLICATES = ("keep", "merge", "error")
 
 
 def question_id(text: str) -> str:
@@ -142,6 +168,38 @@ def question_id(text: str) -> str:
     return "q-" + hashlib.sha256(" ".join(text.split()).encode()).hexdigest()[:12]
 
 
+class Repeats:
+    """Questions without ids asked again: kept apart, merged into the first, or refused (``duplicates``)."""
+
+    def __init__(self, duplicates: str, source: Path, problems: ProblemList) -> None:
+        self.duplicates, self.source, self.problems = duplicates, source, problems
+        self.counts: dict[str, int] = {}
+        self.merged: list[str] = []
+
+    def of(self, question: Question, line: int, parsed: list[Question], seen: dict[str, int]) -> Question | None:
+        """The repeated question as it is kept (a new id), or None (merged into the first, or refused)."""
+        first = seen[question.id]
+        if self.duplicates == "error":
+            self.problems.add(self.source, line, f"the question repeats line {first}'s, and neither has an id: give "
+                                                 f"each an id, or set dataset.duplicates=keep (two questions) or merge")
+            return None
+        if self.duplicates == "merge":
+            index = next(i for i, kept in enumerate(parsed) if kept.id == question.id)
+            kept = parsed[index]
+            answers = tuple(dict.fromkeys([*kept.answers, *question.answers]))
+            parsed[index] = replace(kept, answers=answers, relevant={**question.relevant, **kept.relevant},
+                                    ground_truth=kept.ground_truth or question.ground_truth)
+            self.merged.append(f"line {line} into line {first}")
+            return None
+        self.counts[question.id] = self.counts.get(question.id, 1) + 1
+        return replace(question, id=f"{question.id}-{self.counts[question.id]}")
+
+    def warn(self) -> None:
+        if self.merged:
+            log.warning("%s: %d repeated question(s) without an id merged into the first (dataset.duplicates=merge): %s",
+                        self.source, len(self.merged), ", ".join(self.merged[:10]))
+
+
 class _Reader:
     """Parses one file's records, collecting every problem as ``file:line: field ...``."""
 
@@ -149,19 +207,43 @@ class _Reader:
                  matcher: PassageMatcher | None) -> None:
         self.path, self.doc_ids, self.fields, self.required, self.matcher = path, doc_ids, fields, required, matcher
         self.problems = ProblemList()
+        self.id_given = False  # whether the last question read had an id of its own
+        self.missing: dict[str, list[str]] = {}  # required field -> its per-line problems
+        self.records, self.columns = 0, set()
 
     def add(self, line: int, message: str) -> None:
         self.problems.add(self.path, line, message)
 
+    def add_missing(self, line: int, part: str, message: str) -> None:
+        """A required field missing from a record (one message for the file when every record lacks it)."""
+        self.add(line, message)
+        self.missing.setdefault(part, []).append(self.problems.problems[-1])
+
+    def missing_everywhere(self) -> None:
+        """Replaces the per-line problems of a field no record has with one naming the columns found."""
+        for part, problems in self.missing.items():
+            if len(problems) < 2 or len(problems) != self.records:
+                continue
+            lines = set(problems)
+            self.problems.problems = [problem for problem in self.problems.problems if problem not in lines]
+            column = self.fields.get(part)
+            names = [column] if column else ALIASES.get(part, (part,))
+            self.problems.add(self.path, None, f"no record has field '{part}' (looked for {', '.join(map(repr, names))}); "
+                                               f"the columns found are {sorted(self.columns)}: name the one that holds "
+                                               f"it with dataset.fields.{part}=<column>")
+
     def question(self, raw: dict, line: int) -> Question | None:
         before = len(self.problems.problems)
         record = flatten(raw)
+        self.records += 1
+        self.columns.update(record)
         for key in self.required:
             found = find(record, key, self.fields)[0] if key in ALIASES else (key if record.get(key) is not None else None)
             if found is None and key != "question":  # a missing question is reported below
-                self.add(line, f"field '{key}' is missing")
+                self.add_missing(line, key, f"field '{key}' is missing")
         text = self._text(record, line, "question", required=True)
         qid = self._text(record, line, "id")
+        self.id_given = qid is not None
         answers = self._answers(record, line)
         values = {key: field_value(record, key, str, self.path, line, self.problems, required=False)
                   for key in OPTIONAL_STR_FIELDS}
@@ -185,10 +267,10 @@ class _Reader:
         name, value = find(record, part, self.fields)
         if name is None:
             if required and self.fields.get(part):
-                self.add(line, f"field '{part}' (column '{self.fields[part]}') is missing")
+                self.add_missing(line, part, f"field '{part}' (column '{self.fields[part]}') is missing")
             elif required:
                 others = [n for n in ALIASES[part] if n != part]
-                self.add(line, f"field '{part}' is missing" + (f" (nor {', '.join(others)})" if others else ""))
+                self.add_missing(line, part, f"field '{part}' is missing" + (f" (nor {', '.join(others)})" if others else ""))
             return None
         if not isinstance(value, str) or isinstance(value, bool):
             self.add(line, f"field '{name}' must be str, got {type(value).__name__}")

@@ -100,7 +100,7 @@ def _read_json(file: Path) -> Any:
         with file.open(encoding="utf-8") as handle:
             return json.load(handle)
     except json.JSONDecodeError as err:
-        raise DatasetError(f"{file}:{err.lineno}: not valid JSON ({err.msg} at column {err.colno})") from err
+        raise DatasetError(f"{file}:{err.lineno}: not valid JSON ({err.msg.removesuffix(' at')} at column {err.colno})") from err
     except UnicodeDecodeError as err:
         raise DatasetError(f"{file}: not UTF-8 text ({err.reason} at byte {err.start})") from err
 

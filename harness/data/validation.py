@@ -55,7 +55,8 @@ def iter_jsonl(path: Path, problems: ProblemList) -> Iterator[tuple[int, dict[st
             try:
                 record = json.loads(raw)
             except json.JSONDecodeError as err:
-                problems.add(path, number, f"not valid JSON ({err.msg} at column {err.colno})")
+                # json's "Unterminated string starting at" already ends in "at"
+                problems.add(path, number, f"not valid JSON ({err.msg.removesuffix(' at')} at column {err.colno})")
                 continue
             if not isinstance(record, dict):
                 problems.add(path, number, f"expected a JSON object, got {type(record).__name__}")

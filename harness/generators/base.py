@@ -26,6 +26,9 @@ NO_RANKING = "no_ranking"
 REPORTED_COST = "cost_usd"
 # Generation.extra flag: no prediction for the question (predictions on_missing=zero); EM = F1 = 0.
 MISSING_PREDICTION = "missing_prediction"
+# Generation.extra flag: a failed answer scored as a miss (app.on_failure, generation.on_failure =
+# miss): every answer metric of an empty answer (EM = F1 = ROUGE-L = 0, BERTScore of nothing).
+FAILED_AS_MISS = "failed_as_miss"
 # ``Generation.extra`` keys of a locally batched answer: the wall time of the batch it was decoded
 # in and that batch's size (its per-request latency was not measured).
 BATCH_SECONDS = "batch_seconds"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.generators.base import FAILED_AS_MISS
+
 # with_context: the answer generated from the retrieved chunks; no_context: seed 004's baseline
 # answer from the model alone; retrieval: the retrieved chunks themselves (seeds 000 and 002).
 TARGETS = ("with_context", "no_context", "retrieval")
@@ -53,5 +55,7 @@ def item_for(record, target: str) -> JudgeItem | None:
         shown = None
     else:
         shown = tuple((chunk.title, chunk.text) for chunk in record.prompt_chunks)
-    missing = f"no answer to judge: generation failed ({generation.error})" if generation.failed else None
+    # a failed answer scored as a miss (on_failure: miss) is judged as what it is: an empty answer
+    failed = generation.failed and not generation.extra.get(FAILED_AS_MISS)
+    missing = f"no answer to judge: generation failed ({generation.error})" if failed else None
     return JudgeItem(answer=generation.text, contexts=shown, missing=missing, **common)

@@ -6,7 +6,8 @@ Per question (keys, namespaced by the pipeline, e.g. ``answer/f1``): ``em``, ``f
 ``faithfulness`` (local; absent for an answer without tokens), ``n_tokens``, ``badness`` and one
 ``category_<name>`` flag (1.0/0.0) per taxonomy category. A question without a generation (a
 retrieval-only run), with a failed generation, or without a gold answer scores ``{}``: the
-failure is reported by the pipeline, never scored as 0. An unanswerable SQuAD v2.0 question
+failure is reported by the pipeline, never scored as 0, unless it is to count as a miss
+(``app.on_failure``, ``generation.on_failure``: ``miss``): then it is scored as an empty answer. An unanswerable SQuAD v2.0 question
 scores ``em`` and ``f1`` by the official v2.0 rule (1 for an empty answer) and ``unanswerable``.
 """
 
@@ -18,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from harness.cache import DiskCache
-from harness.generators.base import MISSING_PREDICTION
+from harness.generators.base import FAILED_AS_MISS, MISSING_PREDICTION
 from harness.metrics import answer as metrics
 from harness.metrics.bertscore import BERTScorer, Triple
 from harness.metrics.suites import MetricSuite, Scores, mean_by_key
@@ -39,8 +40,10 @@ def golds_of(record: QuestionRecord) -> tuple[str, ...]:
 
 
 def _scoreable(record: QuestionRecord) -> bool:
-    return (record.generation is not None and not record.generation.failed and bool(golds_of(record))
-            and not _missing(record))
+    """An answer to score: one that did not fail, or a failed one scored as a miss (its text is empty)."""
+    generation = record.generation
+    return (generation is not None and (not generation.failed or bool(generation.extra.get(FAILED_AS_MISS)))
+            and bool(golds_of(record)) and not _missing(record))
 
 
 def _missing(record: QuestionRecord) -> bool:

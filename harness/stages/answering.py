@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 from harness.config.schemas.choices import Stratum, values
 from harness.cache import DiskCache
-from harness.failures import FailureTally, check_fraction
-from harness.generators.base import Generator
+from harness.failures import ON_FAILURE, FailureTally, check_fraction
+from harness.generators.base import FAILED_AS_MISS, Generator
 from harness.generators.cached import generate_cached
 from harness.generators.prompts import CONDITIONS, PromptTemplate
 from harness.results.records import QuestionRecord
@@ -58,6 +58,9 @@ class Answering:
         ttft_sample: how many of the answered questions (drawn with ``seed``) are generated one
             request at a time with context, so that a local generator measures their time to first
             token and latency; the others are batched (0: all of them).
+        on_failure: what a failed answer (with context) scores: ``miss`` (every answer metric of
+            an empty answer: EM = F1 = 0) or ``exclude`` (no answer metric). A question a predictions
+            file skipped (``on_missing: skip``) is no failure: it is never scored.
     """
 
     generator: Generator
@@ -69,6 +72,7 @@ class Answering:
     stratify: str | None = None
     max_failed_fraction: float = 0.5
     ttft_sample: int = 0
+    on_failure: str = "miss"
     tally: FailureTally = field(init=False)
 
     def __post_init__(self) -> None:
@@ -79,6 +83,8 @@ class Answering:
             raise ValueError(f"generation.conditions must be a non-empty subset of {CONDITIONS}, got {self.conditions}")
         if self.sample is not None and self.sample < 1:
             raise ValueError(f"generation.sample must be >= 1 or null, got {self.sample}")
+        if self.on_failure not in ON_FAILURE:
+            raise ValueError(f"generation.on_failure must be one of {list(ON_FAILURE)}, got {self.on_failure!r}")
         if self.ttft_sample < 0:
             raise ValueError(f"generation.ttft_sample must be >= 0, got {self.ttft_sample}")
         if self.stratify is not None and self.stratify not in STRATA:
@@ -120,8 +126,11 @@ class Answering:
                                           timed=clock.timer(ids, condition) if clock else None)
             for record, request, generation in zip(chosen, requests, generations):
                 record.prompts[condition] = [dict(message) for message in request.messages]
-                if not generation.extra.get("skipped"):  # predictions on_missing=skip: no call was made
+                skipped = generation.extra.get("skipped")
+                if not skipped:  # predictions on_missing=skip: no call was made
                     self.tally.add(generation.error)
+                if condition == "with_context" and generation.failed and not skipped and self.on_failure == "miss":
+                    generation.extra[FAILED_AS_MISS] = True  # scored as an empty answer
                 if condition == "with_context":
                     record.generation = generation
                 else:

@@ -3,21 +3,27 @@
 Each reply becomes the question's record as the harness's own stages would leave it: its contexts
 the ranked chunks (:mod:`harness.apps.contexts`), its answer the with-context generation (tokens,
 cost and latency where the app reports them; latency always). A failed call is a failed generation
-with its reason, and neither its retrieval nor its answer is scored.
+with its reason; by ``app.on_failure`` it scores as a miss on every retrieval and answer metric
+(``miss``: no context, no answer) or on none (``exclude``). A run whose contexts matched no
+document says so (:meth:`harness.apps.contexts.ContextPlacer.report`) on the console and in the
+run's ``info["warnings"]``.
 """
 
 from __future__ import annotations
 
+import logging
+
 from harness.apps.base import App
 from harness.apps.contexts import ContextPlacer
 from harness.apps.replies import AppReply
-from harness.generators.base import CONTEXTS_UNKNOWN, NO_RANKING, REPORTED_COST, Generation
+from harness.generators.base import CONTEXTS_UNKNOWN, FAILED_AS_MISS, NO_RANKING, REPORTED_COST, Generation
 from harness.results.records import QuestionRecord
 from harness.results.stage_records import SpanRecord
 from harness.stages.retrieval import hits_of
 from harness.stages.stage import PipelineState, Stage, StageClock
 
 APP_TRACE = "app_trace_id"  # Generation.extra: the MLflow trace the app wrote for the question
+log = logging.getLogger(__name__)
 
 
 class AppStage(Stage):
@@ -41,6 +47,9 @@ class AppStage(Stage):
         replies = self.app.answer_all(questions, state.cache, lambda qid, start, end: clock.add([qid], start, end))
         placer = ContextPlacer(state.dataset.documents, state.chunks, self.passage_overlap)
         top_k = self.app.top_k or max([len(reply.contexts or []) for reply in replies] + [1])
+        # a failed question misses every retrieval metric only where the app's replies have contexts
+        ranked = any(reply.contexts is not None for reply in replies if reply.error is None)
+        miss = self.app.on_failure == "miss"
         state.records = []
         for question, reply in zip(questions, replies):
             contexts = (reply.contexts or [])[:top_k]
@@ -49,9 +58,15 @@ class AppStage(Stage):
             scores = ([c.score for c in contexts] if all(c.score is not None for c in contexts)
                       else [1.0 / rank for rank in range(1, len(contexts) + 1)])
             record = QuestionRecord(question=question, chunks=chunks, scores=scores, top_k=top_k)
-            record.generation = _generation(reply)
+            record.generation = _generation(reply, miss, ranked)
             state.records.append(record)
         state.chunks = [*state.chunks, *placer.added.values()]
+        warning = placer.report()
+        if warning is not None:
+            log.warning("%s: %s", self.app.name, warning)
+            state.warnings.append(f"app: {warning}")
+        state.figures["app/matched_contexts"] = float(placer.matched)
+        state.figures["app/unmatched_contexts"] = float(placer.placed - placer.matched)
         state.tallies.append(self.app.tally)
         state.figures["app/cached_replies"] = float(sum(reply.cached for reply in replies))
 
@@ -75,7 +90,10 @@ class AppStage(Stage):
         return spans
 
 
-def _generation(reply: AppReply) -> Generation:
+def _generation(reply: AppReply, miss: bool, ranked: bool) -> Generation:
+    """The reply as a generation; a failed one, with ``miss``, has no answer, which the answer's EM
+    and F1 score as misses, and (``ranked``: the app's replies have contexts) an empty ranking,
+    which every retrieval metric scores as a miss."""
     extra: dict = {"cached": True} if reply.cached else {}
     if reply.trace_id is not None:
         extra[APP_TRACE] = reply.trace_id
@@ -83,7 +101,9 @@ def _generation(reply: AppReply) -> Generation:
         extra[REPORTED_COST] = reply.cost_usd
     if reply.contexts is None:
         extra[CONTEXTS_UNKNOWN] = True
-    if reply.error is not None or reply.contexts is None:
+    if reply.error is not None and miss:
+        extra[FAILED_AS_MISS] = True
+    if reply.error is not None and not (miss and ranked) or reply.error is None and reply.contexts is None:
         extra[NO_RANKING] = True
     return Generation(text=reply.answer if reply.error is None else "", error=reply.error,
                       input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,

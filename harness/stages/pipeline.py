@@ -75,6 +75,7 @@ def run_pipeline(dataset: Dataset, chunker: Chunker, retriever: Retriever,
         "cache": dict(cache.stats),
         "failures": {tally.stage: tally.summary() for tally in state.tallies},
         "failed_because": [verdict for verdict in (tally.verdict() for tally in state.tallies) if verdict],
+        **({"warnings": state.warnings} if state.warnings else {}),
     }
     return RunResult(dataset=dataset.name, dataset_sha256=dataset.sha256, dataset_source=dataset.source,
                      rows=score.rows, metrics=aggregates, info=info, artifacts=score.artifacts, stages=records)

@@ -37,6 +37,8 @@ class PipelineState:
     # Run-level figures stages add beside the metric suites' aggregates (rerank/..., judge/...).
     figures: dict[str, float] = field(default_factory=dict)
     tallies: list[FailureTally] = field(default_factory=list)
+    # What a stage found wrong with the run's results though nothing failed (shown and kept in ``info``).
+    warnings: list[str] = field(default_factory=list)
 
 
 class StageClock:

@@ -8,6 +8,7 @@ tracking layer prints and logs what this returns.
 
 from __future__ import annotations
 
+import logging
 import math
 import textwrap
 from typing import Any
@@ -22,6 +23,7 @@ from harness.stats.spec import DIRECTIONS, MetricSpec
 from harness.stats.sweep import SweepResult, compare_sweep
 from harness.stats.sweep_report import StatsReport
 
+log = logging.getLogger(__name__)
 # Per-question tables: run name -> list of rows ({"question_id": ..., "<suite>/<metric>": value, ...}).
 Tables = dict[str, list[dict[str, Any]]]
 
@@ -87,15 +89,32 @@ class SweepStatistics:
             self.front = FrontSettings(**front)
 
     def primary_for(self, tables: Tables) -> MetricSpec:
-        """The configured primary metric, or the first headline metric some run has a value of."""
+        """The configured primary metric, or the first headline metric every run has a value of.
+
+        A null primary whose first headline choice some runs lack (an app swept over ``top_k`` has no
+        ``ndcg_at_5`` in its ``top_k=3`` run) is the first headline metric that every run has, and a
+        warning says so; a named one that some runs lack is an error naming them and the fix.
+        """
         name = self.primary_name
-        if name is None:
-            present = {key for rows in tables.values() for row in rows for key, value in row.items()
-                       if value is not None and not (isinstance(value, float) and math.isnan(value))}
-            name = next((metric for metric in self.headline if metric in present), None)
-            if name is None:
-                raise ValueError(f"stats: none of the headline metrics {self.headline} is in the runs' "
-                                 f"per-question results; set stats.primary.name")
+        if name is not None:
+            lacking = [run for run, rows in tables.items() if not _has_values(rows, name)]
+            if lacking:
+                shared = [m for m in self.headline if all(_has_values(rows, m) for rows in tables.values())]
+                raise ValueError(f"stats: the primary metric '{name}' (stats.primary.name) has no value in run(s) "
+                                 f"{sorted(lacking)}: name one every run has ({shared or 'none in report.headline'}), "
+                                 f"or score every run at the same cut-offs (an app: app.top_k=<the largest k>)")
+        else:
+            shared = [m for m in self.headline if all(_has_values(rows, m) for rows in tables.values())]
+            if not shared:
+                raise ValueError(f"stats: none of the headline metrics {self.headline} is in the per-question "
+                                 f"results of every run; set stats.primary.name")
+            name = shared[0]
+            first = next((m for m in self.headline if any(_has_values(rows, m) for rows in tables.values())), name)
+            if first != name:
+                lacking = sorted(run for run, rows in tables.items() if not _has_values(rows, first))
+                log.warning("stats: the primary metric is %s, the first headline metric every run has: %s is missing "
+                            "from run(s) %s (set stats.primary.name to choose; an app scored at its own top_k: "
+                            "app.top_k=<the largest k> scores every run at the same cut-offs)", name, first, lacking)
         return MetricSpec(name, self.primary_direction, "primary", self.primary_margin)
 
     def plan(self, n_questions: int) -> str:
@@ -195,3 +214,9 @@ class NoStatistics:
     """``stats=none``: no power planning, no comparison."""
 
     enabled = False
+
+
+def _has_values(rows: list[dict[str, Any]], name: str) -> bool:
+    """Whether some row of a run's per-question table has a value (not null, not NaN) of ``name``."""
+    return any(row.get(name) is not None and not (isinstance(row.get(name), float) and math.isnan(row[name]))
+               for row in rows)

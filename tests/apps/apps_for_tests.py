@@ -24,6 +24,19 @@ def broken(question: str) -> dict:
     return {"answer": 42}
 
 
+def fails_on_spain(question: str) -> dict:
+    """A flaky app: an HTTP error on one question, Paris with its document on the others."""
+    if "Spain" in question:
+        raise RuntimeError("HTTP 500")
+    return {"answer": "Paris", "contexts": [{"text": "Paris is the capital of France.", "doc_id": "france"}]}
+
+
+def foreign_sources(question: str) -> dict:
+    """Contexts named by places that are not the documents folder, with text no document holds."""
+    return {"answer": "Paris", "contexts": [{"page_content": "An unrelated passage.",
+                                             "metadata": {"source": "s3://bucket/kb/42.pdf"}}]}
+
+
 def slow(question: str, seconds: float = 5.0) -> str:
     time.sleep(seconds)
     return "late"

@@ -42,6 +42,13 @@ def test_a_target_that_is_not_a_declared_plugin_is_refused():
         app("nothing")
 
 
+def test_a_plugin_declared_as_app_target_writes_it_is_allowed():
+    declared = PythonApp(target="tests.apps.apps_for_tests:echo", allowed_targets=["tests.apps.apps_for_tests:echo"])
+    assert declared.function is apps_for_tests.echo
+    with pytest.raises(TargetNotAllowed, match="not a declared plugin"):
+        PythonApp(target="tests.apps.apps_for_tests:echo", allowed_targets=["tests.apps.apps_for_tests:slow"])
+
+
 def test_replies_carry_answer_contexts_tokens_cost_and_latency(tmp_path):
     apps_for_tests.CALLS.clear()
     replies = app("echo", params={"top_k": 3}).answer_all(QUESTIONS, DiskCache(tmp_path))

@@ -42,3 +42,22 @@ def test_langchain_like_documents_with_their_metadata():
 def test_malformed_replies_say_why(value, reason):
     with pytest.raises(MalformedReply, match=re.escape(reason)):
         read_reply(value)
+
+
+def test_framework_documents_as_they_come_with_every_name_of_their_document(tmp_path):
+    """LangChain, LlamaIndex and Haystack objects (the real packages), read without changes."""
+    from haystack import Document as HaystackDocument
+    from langchain_core.documents import Document as LangchainDocument
+    from llama_index.core.schema import NodeWithScore, TextNode
+
+    langchain = LangchainDocument(page_content="Paris is...", metadata={"source": "/data/docs/france.md"})
+    node = NodeWithScore(node=TextNode(text="Berlin is...", id_="n1",
+                                       metadata={"file_path": "/data/docs/germany.md", "file_name": "germany.md"}),
+                         score=2.5)
+    haystack = HaystackDocument(content="Madrid is...", meta={"file_path": "docs/spain.md"}, score=0.5)
+    contexts = read_reply({"answer": "x", "source_documents": [langchain, node, haystack]}).contexts
+    assert [(c.text, c.doc_id, c.score) for c in contexts] == [
+        ("Paris is...", "/data/docs/france.md", None), ("Berlin is...", "/data/docs/germany.md", 2.5),
+        ("Madrid is...", "docs/spain.md", 0.5)]
+    assert contexts[1].names[:3] == ("/data/docs/germany.md", "germany.md", "n1")
+    assert contexts[2].names == ("docs/spain.md", haystack.id)  # Haystack's id: a hash of its content

@@ -85,3 +85,10 @@ def test_report_of_a_sweep_holds_every_table_and_is_logged_to_the_parent(tmp_pat
     from_mlflow.feed(again.read_text())
     assert from_mlflow.headings[1:] == page.headings[1:] and from_mlflow.tables == page.tables
     assert main(["no-such-run", "--html", str(again), "--tracking-uri", uri]) == 2
+
+
+def test_the_leaderboards_failed_column_is_not_a_headline_metric():
+    from harness.cli.report import _leaderboard
+
+    order, headline = _leaderboard("job,run,status,failed,retrieval/mrr\n0,a,FINISHED,1/4 (25%),0.5\n", ["a"], {})
+    assert (order, headline) == (["a"], ["retrieval/mrr"])

@@ -57,9 +57,27 @@ def test_a_question_alone_gets_a_stable_id(tmp_path, docs):
     assert second.id == question_id("What is the capital of Germany?") and second.answers == ()
 
 
-def test_the_same_question_twice_without_ids_is_a_duplicate(tmp_path, docs):
-    path = write_jsonl(tmp_path / "q.jsonl", [{"question": "Why?"}, {"question": "Why?"}])
-    assert f"{path}:2: field 'id': duplicate id 'q-" in error(path, docs)
+def test_the_same_question_twice_without_ids_is_two_questions_merged_or_refused(tmp_path, docs, caplog):
+    path = tmp_path / "ragas.csv"  # a RAGAS export: no id column
+    path.write_text("user_input,reference\nCapital of France?,Paris\nWhy?,Because\nCapital of France?,paris city\n"
+                    "Capital of France?,Paris\n", encoding="utf-8")
+    kept = load(path, docs).questions  # dataset.duplicates=keep, the default
+    base = question_id("Capital of France?")
+    assert [q.id for q in kept] == [base, question_id("Why?"), f"{base}-2", f"{base}-3"]
+    assert [q.answers for q in kept if q.id.startswith(base)] == [("Paris",), ("paris city",), ("Paris",)]
+    with caplog.at_level("WARNING", logger="harness.data.questions_jsonl"):
+        merged = load(path, docs, duplicates="merge").questions
+    assert [q.id for q in merged] == [base, question_id("Why?")] and merged[0].answers == ("Paris", "paris city")
+    assert "2 repeated question(s) without an id merged into the first" in caplog.text and "line 4 into line 2" in caplog.text
+    message = error(path, docs, duplicates="error")
+    assert f"{path}:4: the question repeats line 2's, and neither has an id" in message
+    assert "dataset.duplicates=keep" in message and "field 'id'" not in message
+    assert "duplicates must be one of ['keep', 'merge', 'error']" in error(path, docs, duplicates="drop")
+
+
+def test_an_id_written_twice_is_an_error_naming_both_lines(tmp_path, docs):
+    path = write_jsonl(tmp_path / "q.jsonl", [{"id": "a", "question": "Why?"}, {"id": "a", "question": "How?"}])
+    assert f"{path}:2: field 'id': duplicate id 'a' (first on line 1)" in error(path, docs)
 
 
 @pytest.mark.parametrize("name", ["answer", "answers", "ground_truth", "reference", "expected_response",
@@ -192,3 +210,20 @@ def test_the_demo_requires_its_full_schema(compose, tmp_path):
     cfg = compose([f"dataset.questions={path}"])
     with pytest.raises(Exception, match=f"{path}:1: field 'source' is missing"):
         instantiate(cfg.dataset)
+
+
+def test_a_column_no_record_has_is_one_message_naming_the_columns_found_and_the_field_to_set(tmp_path, docs):
+    path = tmp_path / "q.csv"
+    path.write_text("prompt,reference\n" + "".join(f"Question {i}?,Answer {i}\n" for i in range(300)), encoding="utf-8")
+    message = error(path, docs)
+    assert "(1 problem(s))" in message and "more" not in message
+    assert f"{path}: no record has field 'question'" in message
+    assert "the columns found are ['prompt', 'reference']" in message and "dataset.fields.question=<column>" in message
+    assert len(load(path, docs, fields={"question": "prompt"}).questions) == 300
+
+
+def test_a_broken_json_line_says_where_once(tmp_path, docs):
+    path = tmp_path / "q.jsonl"
+    path.write_text('{"question": "Why?', encoding="utf-8")  # no newline: the string never ends
+    message = error(path, docs)
+    assert "not valid JSON (Unterminated string starting at column 14)" in message and "at at" not in message

@@ -27,8 +27,8 @@ def test_every_call_failed_is_a_failed_run_and_a_non_zero_exit(tmp_path, openai_
     assert run.info.status == "FAILED"
     metrics = run.data.metrics
     assert (metrics["generation/answered"], metrics["generation/failed_count"]) == (0.0, 4.0)
-    # no answer scored: not an "empty response" of EM 0
-    assert "answer/em" not in metrics and metrics.get("answer/count_empty_response", 0.0) == 0.0
+    # every failed answer a miss (generation.on_failure=miss): the run never looks better than one that answered
+    assert metrics["answer/em"] == metrics["answer/f1"] == 0.0 and metrics["answer/count_empty_response"] == 4.0
     assert metrics["retrieval/mrr"] > 0  # what was measured is still logged
     assert run.data.tags["harness.error"].startswith(f"generation: all 4 calls failed; most common reason (4x): {reason}")
 

@@ -133,6 +133,16 @@ def test_failed_generation_is_missing_and_unsampled_questions_are_skipped(rubric
     assert (figures["judge/missing"], figures["judge/failed"], figures["judge/judged"]) == (1, 0, 0)
 
 
+def test_a_failed_answer_scored_as_a_miss_is_judged_as_an_empty_answer(rubric, tmp_path):
+    from harness.generators.base import FAILED_AS_MISS
+
+    failed = make_record(qid="f", error="RuntimeError: HTTP 500")
+    failed.generation.extra[FAILED_AS_MISS] = True  # app.on_failure / generation.on_failure = miss
+    judge = ScriptedJudge(lambda p, s: "0")
+    Judging(judge, {"answer_score": rubric("answer_score")}).run([failed], DiskCache(tmp_path))
+    assert failed.judgements["answer_score/with_context"].score == 0.0 and len(judge.prompts) == 1
+
+
 def test_retrieval_rubrics_need_no_generation(rubric, tmp_path):
     record = make_record(answer=None)
     Judging(ScriptedJudge(lambda p, s: '{"grade": 9, "reasoning": "r"}'),

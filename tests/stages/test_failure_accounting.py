@@ -46,11 +46,16 @@ def test_every_answer_failed_is_counted_with_its_reason_and_fails_the_job(openai
     assert (stage.tally.attempted, stage.tally.failed) == (4, 4)
     assert stage.tally.verdict().startswith(f"generation: all 4 calls failed; most common reason (4x): {REASONS[mode]}")
 
-    # Never an empty answer scored 0: EM/F1 skip the failed items, which are counted as failed.
+    # Never an empty answer: a failed one is a miss (EM = F1 = 0, generation.on_failure=miss, the default), or
+    # with on_failure=exclude no answer metric at all; either way counted as failed, with its reason.
     answer_suite = instantiate(compose(["metrics.answer.bertscore=null"]).metrics.answer)
     answer_rows = [answer_suite.score(r) for r in answered]
-    assert answer_rows == [{}] * 4
-    assert answer_suite.aggregate(answer_rows).get("count_empty_response") == 0.0
+    assert all(row["em"] == row["f1"] == row["rouge_l"] == 0.0 and row["category_empty_response"] == 1.0
+               for row in answer_rows)
+    excluded = records()
+    answering(openai_server(mode), compose, on_failure="exclude").answer(excluded, DiskCache(tmp_path))
+    assert [answer_suite.score(r) for r in excluded] == [{}] * 4
+    assert answer_suite.aggregate(answer_rows).get("count_empty_response") == 4.0
     generation_suite = GenerationSuite({}, price_as=None, percentiles=[50])
     counts = generation_suite.aggregate([generation_suite.score(r) for r in answered])
     assert (counts["answered"], counts["failed_count"]) == (0.0, 4.0)

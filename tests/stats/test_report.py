@@ -48,7 +48,7 @@ def test_lower_is_better_picks_the_lowest_and_a_named_champion_wins_over_the_rul
 def test_bad_inputs_are_refused_with_a_reason():
     with pytest.raises(ValueError, match="at least two finished runs"):
         settings().compare({"only": table(0, 1)})
-    with pytest.raises(ValueError, match=r"not in the per-question results of run 'a'.*retrieval/mrr"):
+    with pytest.raises(ValueError, match=r"primary metric 'answer/f1' \(stats.primary.name\) has no value in run\(s\) \['a', 'b'\]"):
         settings(primary={"name": "answer/f1", "direction": "higher", "margin": 0.01}).compare({"a": table(0, 1), "b": table(0, 2)})
     with pytest.raises(MisalignedError, match="q99"):
         settings().compare({"a": table(0, 1, ids=["q1", "q2", "q3"]), "b": table(0, 2, ids=["q1", "q2", "q99"])})
@@ -106,9 +106,23 @@ def test_a_null_primary_is_the_first_headline_metric_the_runs_have():
     report = stats.compare(rows)
     assert report.settings["primary"] == {"name": "answer/f1", "direction": "higher", "margin": 0.01}
     assert [m.spec.name for m in report.result.challengers[0].metrics] == ["answer/f1"]
-    assert settings(headline=["answer/f1"]).primary_for(rows).name == "retrieval/mrr"  # a named primary stays
+    with pytest.raises(ValueError, match=r"primary metric 'retrieval/mrr' .* no value in run\(s\) \['a', 'b'\].*app.top_k"):
+        settings(headline=["answer/f1"]).primary_for(rows)  # a named primary stays, and is named when missing
     with pytest.raises(ValueError, match="none of the headline metrics"):
         settings(primary={"name": None, "direction": "higher", "margin": 0.01}, headline=["judge/answer_score"]).primary_for(rows)
+
+
+def test_a_null_primary_some_runs_lack_is_the_first_headline_metric_every_run_has(caplog):
+    # An app swept over top_k=1,3,5: the top_k=3 run has no ndcg_at_5.
+    stats = settings(primary={"name": None, "direction": "higher", "margin": 0.01}, guards=[],
+                     headline=["retrieval/ndcg_at_5", "retrieval/mrr"])
+    rows = {name: [{"question_id": f"q{i}", "retrieval/mrr": (i * k % 7) / 7,
+                    **({"retrieval/ndcg_at_5": (i * k % 5) / 5} if name != "top_k=3" else {})} for i in range(12)]
+            for name, k in (("top_k=3", 1), ("top_k=5", 3))}
+    with caplog.at_level("WARNING", logger="harness.stats.report"):
+        assert stats.primary_for(rows).name == "retrieval/mrr"
+    assert "retrieval/ndcg_at_5 is missing from run(s) ['top_k=3']" in caplog.text and "app.top_k" in caplog.text
+    assert stats.compare(rows).settings["primary"]["name"] == "retrieval/mrr"
 
 
 def test_plot_marks_corrected_significance_labels_cis_uncorrected_and_clips_no_title():

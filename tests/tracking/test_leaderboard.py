@@ -62,3 +62,19 @@ def test_columns_are_the_headline_metrics_the_runs_have_in_order():
                                               "judge/answer_score"])
     assert board.columns == ["job", "run", "status", "answer/f1", "judge/answer_score"]
     assert [row["job"] for row in board.rows] == [2, 1, 0]  # sorted by answer/f1, the first present
+
+
+def test_failed_questions_are_a_column_with_their_reasons_under_the_table():
+    jobs = summaries()[:2]
+    jobs[1]["failures"] = {"app": {"attempted": 300, "failed": 39, "max_failed_fraction": 0.5,
+                                   "reasons": {"RuntimeError: HTTP 500 after 3 tries": 37, "TimeoutError: no reply": 1,
+                                               "malformed reply: not JSON": 1}}}
+    board = Leaderboard.from_summaries(jobs, HEADLINE)
+    assert board.columns[:4] == ["job", "run", "status", "failed"]
+    assert [row["failed"] for row in board.rows] == ["39/300 (13%)", "0"]
+    text = render(board)
+    assert "39/300 (13%)" in text and "failed" in text
+    assert "app: 39 of 300 questions failed (13%): 37x RuntimeError: HTTP 500 after 3 tries; 1x TimeoutError" \
+        in " ".join(text.split())  # the console wraps the line
+    assert "failed" in board.to_csv().splitlines()[0] and "Failed questions:" in board.to_markdown()
+    assert "failed" not in Leaderboard.from_summaries(summaries()[:2], HEADLINE).columns

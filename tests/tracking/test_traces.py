@@ -92,6 +92,15 @@ def test_an_unanswered_question_shows_its_top_passage_and_an_older_result_what_i
     assert {a.name for a in bare.info.assessments} == {"expected_sources", "retrieval/ndcg_at_5", "retrieval/mrr"}
 
 
+def test_a_failed_question_is_a_trace_in_error_with_its_reason():
+    failed = {**row("q3", answered=False), "answer": "", "answer_error": "RuntimeError: HTTP 500 after 3 tries"}
+    built = build_trace(failed, stages(["q3"], set()), "run1", "0", "n")
+    root = built.spans[0]
+    assert built.info.state.value == "ERROR" and root.status.status_code == "ERROR"
+    assert root.status.description == "RuntimeError: HTTP 500 after 3 tries"
+    assert build_trace(row("q1"), stages(["q1"], {"q1"}), "run1", "0", "n").info.state.value == "OK"
+
+
 def test_the_writer_writes_each_question_once_and_fills_what_a_run_lacks(tmp_path):
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     tracker = MLflowTracker(uri, "exp", str(tmp_path / "mlruns"), ui_hint=False)

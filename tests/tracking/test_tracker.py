@@ -23,8 +23,8 @@ def tracker(tmp_path):
     return MLflowTracker(f"sqlite:///{tmp_path / 'mlflow.db'}", "exp", str(tmp_path / "mlruns"), ui_hint=False)
 
 
-def _job(tmp_path, tracker, name: str, parent: str | None, rows=ROWS) -> str:
-    result = RunResult(dataset="tiny", dataset_sha256="abc", rows=rows, metrics={"retrieval/mrr": 0.75})
+def _job(tmp_path, tracker, name: str, parent: str | None, rows=ROWS, info: dict | None = None) -> str:
+    result = RunResult(dataset="tiny", dataset_sha256="abc", rows=rows, metrics={"retrieval/mrr": 0.75}, info=info or {})
     folder = tmp_path / name
     result.write(folder)
     outcome = JobOutcome(status="FINISHED", output_dir=folder, result=result)
@@ -50,6 +50,14 @@ def test_a_sweep_written_through_the_tracker_reads_back(tmp_path, tracker):
     assert tracker.fetch_config(by_id) == "retriever:\n  k1: 0.9\n"
     # the parent (a harness.role run) is not a configuration; each configuration once
     assert {r.name for r in tracker.finished_runs("exp")} == {"retriever=bm25", "retriever=dense"}
+
+
+def test_a_runs_warnings_are_a_tag_of_its_run(tmp_path, tracker):
+    warning = "app: none of the app's 2 contexts matched a document: the names they gave (...'s3://kb/42.pdf')"
+    run_id = _job(tmp_path, tracker, "app=python", None, info={"warnings": [warning]})
+    assert MlflowClient(tracker.tracking_uri).get_run(run_id).data.tags["harness.warnings"] == warning
+    assert "harness.warnings" not in MlflowClient(tracker.tracking_uri).get_run(
+        _job(tmp_path, tracker, "app=http", None)).data.tags
 
 
 def test_a_report_is_logged_as_its_own_run_beside_the_run_it_read(tmp_path, tracker):

@@ -8,6 +8,7 @@ from typing import Any, Dict, List, Optional
 from omegaconf import MISSING
 
 from harness.config.schemas.base import TargetSchema
+from harness.config.schemas.choices import OnFailure
 
 
 @dataclass
@@ -25,6 +26,7 @@ class AppSchema(TargetSchema):
     timeout: float = MISSING
     max_failed_fraction: float = MISSING
     top_k: Optional[int] = None
+    on_failure: OnFailure = MISSING  # miss | exclude: what a failed question scores
 
 
 @dataclass

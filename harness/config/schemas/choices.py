@@ -158,3 +158,19 @@ class ConsoleMode(StrEnum):
 
     brief = "brief"
     full = "full"
+
+
+class OnFailure(StrEnum):
+    """What a failed question scores (``app.on_failure``, ``generation.on_failure``): a miss on every
+    quality metric, or nothing (out of every run's paired comparison)."""
+
+    miss = "miss"
+    exclude = "exclude"
+
+
+class Duplicates(StrEnum):
+    """A question without an id asked twice: two questions, one (merged), or an error."""
+
+    keep = "keep"
+    merge = "merge"
+    error = "error"

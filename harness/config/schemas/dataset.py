@@ -8,6 +8,7 @@ from typing import Any, Dict, List, Optional
 from omegaconf import MISSING
 
 from harness.config.schemas.base import TargetSchema
+from harness.config.schemas.choices import Duplicates
 
 
 @dataclass
@@ -31,6 +32,7 @@ class QuestionsJsonlDatasetSchema(TargetSchema):
     fields: QuestionFieldsSchema = field(default_factory=QuestionFieldsSchema)
     required: List[str] = MISSING
     passage_overlap: float = MISSING
+    duplicates: Duplicates = MISSING  # keep | merge | error: a question without an id asked twice
 
 
 @dataclass

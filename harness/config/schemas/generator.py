@@ -9,7 +9,7 @@ from typing import Dict, List, Optional
 from omegaconf import MISSING
 
 from harness.config.schemas.base import ApiClientSchema, LocalModelSchema, TargetSchema
-from harness.config.schemas.choices import OnMissing, Stratum
+from harness.config.schemas.choices import OnFailure, OnMissing, Stratum
 
 
 @dataclass
@@ -56,6 +56,8 @@ class GenerationSchema:
     max_failed_fraction: float = MISSING
     # Answered questions generated one at a time (time to first token, latency); the rest batched.
     ttft_sample: int = MISSING
+    # A failed answer: miss (EM and F1 0) or exclude (no answer metric; out of the paired comparison).
+    on_failure: OnFailure = MISSING
 
 
 @dataclass

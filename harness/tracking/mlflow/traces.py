@@ -73,8 +73,9 @@ def build_trace(row: dict[str, Any], stages: StageRecords | None, run_id: str, e
     end = laid[-1][2] if laid else start
     judged = [record for record in records if record.kind == "judging"]
     values = other_values(row, judged, content.assessments)
+    failed = row.get("answer_error")  # the question failed: its trace and root span are in error, with the reason
     spans = [_span(trace_hex, root, None, name, "CHAIN", start, end, inputs, outputs,
-                   extra={VALUES_ATTRIBUTE: values} if values else None)]
+                   extra={VALUES_ATTRIBUTE: values} if values else None, error=failed)]
     for record, own_start, own_end in laid:
         spans.append(_span(trace_hex, _hex(trace_hex, record.name), root, record.name, SPAN_TYPES.get(record.kind,
                            "UNKNOWN"), own_start, own_end, *_payload(record, passages, content.passage_chars),
@@ -84,7 +85,8 @@ def build_trace(row: dict[str, Any], stages: StageRecords | None, run_id: str, e
         trace_id=trace_id, trace_location=TraceLocation.from_experiment_id(experiment_id),
         # The previews (what MLflow's run comparison pairs traces by) are the store's own reading of
         # the root span's inputs and outputs, made when the spans are logged.
-        request_time=int(start * 1000), execution_duration=max(round((end - start) * 1000), 0), state=TraceState.OK,
+        request_time=int(start * 1000), execution_duration=max(round((end - start) * 1000), 0),
+        state=TraceState.ERROR if failed else TraceState.OK,
         trace_metadata={TraceMetadataKey.SOURCE_RUN: run_id, TRACE_SCHEMA_VERSION_KEY: str(TRACE_SCHEMA_VERSION)},
         tags={QUESTION_TAG: question_id, TraceTagKey.TRACE_NAME: name},
         assessments=assessments_for(row, judged, expected, trace_id, root, run_id, content.assessments))
@@ -137,14 +139,18 @@ def _documents(hits: list[tuple[str, float]], passages: dict[str, dict[str, str]
 
 
 def _span(trace_hex: str, span_hex: str, parent_hex: str | None, name: str, span_type: str, start: float,
-          end: float, inputs: Any, outputs: Any, record: SpanRecord | None = None, extra: dict | None = None):
+          end: float, inputs: Any, outputs: Any, record: SpanRecord | None = None, extra: dict | None = None,
+          error: str | None = None):
     from mlflow.entities import Span
     from mlflow.tracing.constant import SpanAttributeKey
 
     attributes: dict[str, Any] = {SpanAttributeKey.REQUEST_ID: "tr-" + trace_hex, SpanAttributeKey.SPAN_TYPE: span_type,
                                   SpanAttributeKey.INPUTS: inputs, SpanAttributeKey.OUTPUTS: outputs}
     attributes.update(extra or {})
-    events, error = [], None
+    events = []
+    if error:
+        events.append({"name": "exception", "time_unix_nano": _ns(end),
+                       "attributes": {"exception.type": "HarnessError", "exception.message": error}})
     if record is not None:
         attributes.update({key: value for key, value in record.attributes.items() if value is not None})
         if record.usage:

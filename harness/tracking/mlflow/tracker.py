@@ -200,6 +200,8 @@ class MLflowTracker(Tracker):
             if outcome.result is not None:
                 result = outcome.result
                 tags.update({"dataset.sha256": result.dataset_sha256, "dataset.name": result.dataset})
+                if result.info.get("warnings"):  # e.g. an app's contexts that matched no document
+                    tags["harness.warnings"] = "\n".join(result.info["warnings"])[:5000]
                 for name in [FILE_NAME, *sorted(result.artifacts)]:
                     client.log_artifact(run_id, str(outcome.output_dir / name))
                 table_tags, tables = self._log_table(run_id, result.rows, new)

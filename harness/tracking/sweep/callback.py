@@ -167,6 +167,8 @@ class TrackingCallback(Callback):
             "overrides": info.overrides, "metrics": outcome.result.metrics if outcome.result else {},
             "error": outcome.message, "output_dir": str(outcome.output_dir),
             "job_info": asdict(info),  # what `harness sync` needs to log the job later
+            # failed calls per stage (the leaderboard's failed column and reasons)
+            "failures": outcome.result.info.get("failures", {}) if outcome.result else {},
         }
         run_id, race_round = OPEN.job_run_id, multirun and race.is_round(config)
         if run_id is None and multirun:  # its start ran in a worker that died (harness launcher): the run it opened

@@ -5,18 +5,25 @@ from __future__ import annotations
 import csv
 import io
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from harness.failures import failed_questions, failure_line
 from harness.tracking.verdicts.selfcheck_flags import MARK, flagged
+
+# Columns that are not metrics: the job, its run, its status and its failed questions.
+FIXED = ("job", "run", "status", "failed")
 
 
 @dataclass
 class Leaderboard:
-    """One row per job, best first by the first headline metric; failed jobs last."""
+    """One row per job, best first by the first headline metric; failed jobs last. When a job's
+    questions failed (its app's or generator's calls), a ``failed`` column says how many, and
+    ``reasons`` (printed under the table) why."""
 
     columns: list[str]
     rows: list[dict[str, Any]]
+    reasons: list[str] = field(default_factory=list)
 
     @classmethod
     def from_summaries(cls, summaries: list[dict[str, Any]], headline: list[str]) -> "Leaderboard":
@@ -28,6 +35,8 @@ class Leaderboard:
         for summary in summaries:
             metrics = summary.get("metrics") or {}
             row = {"job": summary.get("job_num"), "run": summary.get("name"), "status": summary.get("status")}
+            failed = failed_questions(summary.get("failures"))
+            row["failed"] = f"{failed[1]}/{failed[2]} ({failed[1] / max(failed[2], 1):.0%})" if failed else "0"
             row.update({name: metrics.get(name) for name in headline})
             rows.append(row)
         first = headline[0] if headline else None
@@ -40,7 +49,14 @@ class Leaderboard:
         # A judge that failed its self-check marks its columns: `judge/answer_score (!)`.
         marked = {name: name + MARK for name in headline if flagged(name, summaries)}
         rows = [{marked.get(key, key): value for key, value in row.items()} for row in sorted(rows, key=order)]
-        return cls(columns=["job", "run", "status", *(marked.get(name, name) for name in headline)], rows=rows)
+        reasons = [f"{summary.get('name')}: {line}" for summary in summaries
+                   for line in [failure_line(summary.get("failures"))] if line]
+        failed = ["failed"] if reasons else []
+        if not reasons:
+            for row in rows:
+                del row["failed"]
+        return cls(columns=["job", "run", "status", *failed, *(marked.get(name, name) for name in headline)],
+                   rows=rows, reasons=reasons)
 
     def to_csv(self) -> str:
         buffer = io.StringIO()
@@ -52,6 +68,7 @@ class Leaderboard:
     def to_markdown(self) -> str:
         lines = ["| " + " | ".join(self.columns) + " |", "|" + "---|" * len(self.columns)]
         lines += ["| " + " | ".join(_cell(row.get(c)) for c in self.columns) + " |" for row in self.rows]
+        lines += ["", "Failed questions:", *(f"- {reason}" for reason in self.reasons)] if self.reasons else []
         return "\n".join(lines) + "\n"
 
     def texts(self) -> dict[str, str]:
@@ -75,12 +92,12 @@ class Leaderboard:
         if common:
             title = f"{title}, all with {','.join(common)}"
         # The status column only when some job failed.
-        fixed_columns = [c for c in self.columns if c in ("job", "run")
+        fixed_columns = [c for c in self.columns if c in ("job", "run", "failed")
                          or (c == "status" and any(row.get(c) != "FINISHED" for row in self.rows))]
-        metrics = [c for c in self.columns if c not in ("job", "run", "status")]
+        metrics = [c for c in self.columns if c not in FIXED]
         cells = {c: [_cell(row.get(c)) for row in self.rows] for c in self.columns}
         cells["run"] = [short.get(row["run"], row["run"]) for row in self.rows]
-        headers = {c: metric_header(c) for c in self.columns}
+        headers = {c: c if c in FIXED else metric_header(c) for c in self.columns}
         headers["run"] = f"run: {', '.join(keys)}" if keys else "run"
         # A column's width: its widest cell or its header's widest line, whole (a header never breaks mid-word).
         widths = {c: max(max(map(text_width, cells[c]), default=1), text_width(headers[c])) for c in self.columns}
@@ -98,6 +115,8 @@ class Leaderboard:
             for index in range(len(self.rows)):
                 table.add_row(*(escape(cells[c][index]) for c in chosen))
             console.print(table)
+        for reason in self.reasons:
+            console.print(escape(f"failed questions of {reason}"))
 
 
     def print_brief(self, title: str, width: int | None = None) -> None:
@@ -108,9 +127,9 @@ class Leaderboard:
 
         width = width or console().width
         short, common, keys = short_names([row["run"] for row in self.rows])
-        fixed = [c for c in self.columns if c in ("job", "run")
+        fixed = [c for c in self.columns if c in ("job", "run", "failed")
                  or (c == "status" and any(row.get(c) != "FINISHED" for row in self.rows))]
-        metrics = [c for c in self.columns if c not in ("job", "run", "status")]
+        metrics = [c for c in self.columns if c not in FIXED]
         names = {c: c.removesuffix(MARK) for c in metrics}
         found = short_labels_or_names([names[c] for c in metrics], short_labels)
         labels = {c: found[names[c]] + ("(!)" if c != names[c] else "") for c in metrics}
@@ -122,6 +141,7 @@ class Leaderboard:
         lines += plain_table(headers, rows, [c == "job" for c in fixed] + [True] * len(metrics), width,
                              shrink=fixed.index("run") if "run" in fixed else None)
         lines += [legend_line_or_name(names[c], labels[c], legend_line) for c in metrics]
+        lines += [f"failed questions of {reason}" for reason in self.reasons]
         print("\n".join(line[:width] for line in lines))
 
 
