@@ -12,7 +12,7 @@ Example::
     folder = servable_folder(*embedded_model())
     with start(folder) as server:
         server.base_url   # http://127.0.0.1:PORT/v1, the generator.base_url to use
-        server.model      # the model name requests must carry (the folder's path)
+        server.model      # the model name requests must carry (the folder's name)
 """
 
 from __future__ import annotations
@@ -136,13 +136,16 @@ def start(folder: Path, host: str = "127.0.0.1", port: int | None = None, device
 
     port = port or free_port(host)
     log = log or Path(tempfile.gettempdir()) / f"transformers-serve-{port}.log"
-    command = [str(Path(sys.executable).parent / "transformers"), "serve", str(folder), "--host", host,
+    # Run beside the folder and name it by its own name: requests then carry that short name as their
+    # model (a provider URI such as MLflow's ``openai:/<model>`` takes no absolute path).
+    command = [str(Path(sys.executable).parent / "transformers"), "serve", folder.name, "--host", host,
                "--port", str(port), "--device", device, "--log-level", "info"]
     with log.open("w") as handle:
         process = subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True,
+                                   cwd=folder.parent,
                                    env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
-    server = ModelServer(process, f"http://{host}:{port}/v1", str(folder), log)
-    probe = {"model": str(folder), "messages": [{"role": "user", "content": "hi"}], "max_tokens": 1}
+    server = ModelServer(process, f"http://{host}:{port}/v1", folder.name, log)
+    probe = {"model": server.model, "messages": [{"role": "user", "content": "hi"}], "max_tokens": 1}
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.slow
 
 
 def judge(server, key_env, **settings) -> OpenAIJudge:
-    options = dict(model=server.model, base_url=server.base_url, api_key_env=key_env, max_tokens=12,
+    options = dict(model=server.model, base_url=server.base_url, api_key_env=key_env, max_tokens=8,
                    temperature=0.0, timeout=120, max_retries=0, concurrency=2)
     return OpenAIJudge(**{**options, **settings})
 

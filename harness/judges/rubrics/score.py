@@ -132,7 +132,7 @@ class ScoreRubric(Rubric):
         """``output: json``: an object with every score field (an integer on its scale), every text
         field and the verdict label, nothing else; ``output: number`` has none (the reply is a bare number).
 
-        >>> rubric = ScoreRubric(column="c", applies_to=["answer"], messages=[{"role": "user", "content": "{answer}"}],
+        >>> rubric = ScoreRubric(column="c", applies_to=["with_context"], messages=[{"role": "user", "content": "{answer}"}],
         ...     output="json", scores={"grade": {"min": 1, "max": 5}}, text_fields=["reasoning"], repair="{error}",
         ...     context_item="{text}", context_separator="\\n", local={"prefixes": {"grade": ""}})
         >>> rubric.reply_schema()["properties"]
