@@ -6,7 +6,8 @@ round asks the same questions three ways, in rotating order: ``generator=openai`
 questions, as the answer stage makes it), the bare SDK streaming them one after another from one
 client, and raw HTTP (``requests``, reading the event stream line by line). Greedy decoding and the
 same ``max_tokens`` make every way decode the same tokens, so the difference in wall time per answer
-is the client's overhead. TTFT is compared the same way: as the harness records it, as the bare SDK
+is the client's overhead; on a busy machine the server's decoding time varies by more than that, so the
+client's own CPU time per answer (this process's, the server being another) is reported beside it. TTFT is compared the same way: as the harness records it, as the bare SDK
 sees its first chunk with text, and as the first ``data:`` line with text arrives on the wire
 (``transformers serve`` reports no TTFT of its own).
 
@@ -91,12 +92,15 @@ def main() -> None:
     batch = [GenerationRequest(f"q{i}", ({"role": "user", "content": q},))
              for i, q in enumerate(questions[:args.questions])]
     per_answer: dict[str, list[float]] = {way: [] for way in WAYS}
+    cpu: dict[str, list[float]] = {way: [] for way in WAYS}
     ttft: dict[str, list[float]] = {way: [] for way in WAYS}
     with start(servable_folder(*embedded_model()), device=args.device) as server:
         names = list(WAYS)
         for round_index in range(args.rounds):
             for way in names[round_index % 3:] + names[:round_index % 3]:  # rotate who goes first
+                cpu_start = time.process_time()
                 wall, firsts = WAYS[way](server, batch, args.max_tokens)
+                cpu[way].append((time.process_time() - cpu_start) / len(batch))
                 per_answer[way].append(wall / len(batch))
                 ttft[way].extend(t for t in firsts if t is not None)
     median = {way: statistics.median(values) for way, values in per_answer.items()}
@@ -105,6 +109,7 @@ def main() -> None:
         "seconds_per_answer_median": median,
         "harness_over_sdk_ms_per_answer": 1000 * (median["harness"] - median["openai_sdk"]),
         "harness_over_raw_http_ms_per_answer": 1000 * (median["harness"] - median["raw_http"]),
+        "client_cpu_ms_per_answer_median": {way: 1000 * statistics.median(v) for way, v in cpu.items()},
         "ttft_median_seconds": {way: statistics.median(values) for way, values in ttft.items()},
         "ttft_p90_seconds": {way: statistics.quantiles(values, n=10)[-1] for way, values in ttft.items()},
     }

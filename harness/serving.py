@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -146,15 +147,26 @@ def start(folder: Path, host: str = "127.0.0.1", port: int | None = None, device
                                    env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
     server = ModelServer(process, f"http://{host}:{port}/v1", folder.name, log)
     probe = {"model": server.model, "messages": [{"role": "user", "content": "hi"}], "max_tokens": 1}
+    if answering(process, log, "transformers serve", timeout,
+                 lambda: requests.post(f"{server.base_url}/chat/completions", json=probe, timeout=60).ok):
+        return server
+    server.stop()
+    raise RuntimeError(f"transformers serve did not answer within {timeout:g} s:\n{log.read_text()[-3000:]}")
+
+
+def answering(process: subprocess.Popen, log: Path, name: str, timeout: float, ready: Callable[[], bool]) -> bool:
+    """Whether ``ready()`` came true within ``timeout`` seconds (connection errors count as not yet);
+    raises RuntimeError, with the end of ``log``, if the process exits first."""
+    import requests
+
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"transformers serve exited ({process.returncode}):\n{log.read_text()[-3000:]}")
+            raise RuntimeError(f"{name} exited ({process.returncode}):\n{log.read_text()[-3000:]}")
         try:
-            if requests.post(f"{server.base_url}/chat/completions", json=probe, timeout=60).ok:
-                return server
+            if ready():
+                return True
         except requests.RequestException:
             pass
         time.sleep(0.5)
-    server.stop()
-    raise RuntimeError(f"transformers serve did not answer within {timeout:g} s:\n{log.read_text()[-3000:]}")
+    return False
