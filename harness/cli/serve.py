@@ -11,6 +11,7 @@ serves until stopped (Ctrl-C).
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 
 from harness.serving import LOCAL_KEY_ENV, embedded_model, servable_folder, start
@@ -41,8 +42,15 @@ def main(argv: list[str]) -> int:
           f"  server log: {server.log}\nthe key is not checked, but the SDKs need one:\n"
           f"  export {LOCAL_KEY_ENV}=local\n  {overrides(server.base_url, server.model)}\n"
           f"Ctrl-C stops it.", flush=True)
+    # Ctrl-C, and kill (SIGTERM), stop the server too: it runs in a process group of its own.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         return server.process.wait()
     except KeyboardInterrupt:
         server.stop()
         return 130
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
