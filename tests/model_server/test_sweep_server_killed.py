@@ -1,7 +1,7 @@
-"""A sweep whose model server dies between its jobs: the CLI as a user runs it against
-``transformers serve``. The server is killed (SIGKILL) as the first job's summary appears, so the
-second job's questions fail with the connection error named, the job is FAILED and ``harness``
-exits 1, the first job's results stay as they were; with the server back on the same port,
+"""A sweep whose model server dies between its jobs, run through the CLI against ``transformers
+serve``. The server is killed (SIGKILL) as the first job's per-question table appears, so the second
+job's questions fail with the connection error named, that job is FAILED and ``harness`` exits 1,
+and the first job's results stay as they were; with the server back on the same port,
 ``+resume=<sweep folder>`` answers only what failed and the sweep ends complete."""
 
 from __future__ import annotations
@@ -31,12 +31,13 @@ def answered_rows(job: Path) -> list[dict]:
     return [row for row in rows if "answer" in row]
 
 
-def kill_when_a_job_finished(server, sweep: Path, stop: threading.Event) -> threading.Thread:
-    """A thread that SIGKILLs ``server`` as soon as a job of ``sweep`` has a FINISHED summary."""
+def kill_after_the_first_job(server, sweep: Path, stop: threading.Event) -> threading.Thread:
+    """A thread that SIGKILLs ``server`` as soon as a job of ``sweep`` has written its per-question
+    table (all its answers are in), a second or so before the next job sends its first request."""
 
     def watch():
         while not stop.is_set():
-            if any(s.get("status") == "FINISHED" for s in summaries(sweep).values()):
+            if any(sweep.glob("*/per_question.jsonl")):
                 server.kill()
                 return
             time.sleep(0.02)
@@ -57,7 +58,7 @@ def test_a_sweep_whose_server_died_fails_that_job_with_reasons_and_resume_finish
     sweep = tmp_path / "sweep"
     stop = threading.Event()
     try:
-        watcher = kill_when_a_job_finished(server, sweep, stop)
+        watcher = kill_after_the_first_job(server, sweep, stop)
         first = run_cli(tmp_path, *sweep_args, env={server_key: "local"})
         stop.set()
         watcher.join()
