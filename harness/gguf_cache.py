@@ -37,15 +37,20 @@ def cache_root() -> Path | None:
 def load_gguf(folder: str, gguf_file: str):
     """(tokenizer, float32 model) of ``folder/gguf_file``, from the de-quantized cache when an
     intact entry exists, else from the GGUF file (and then stored)."""
+    root = cache_root()
+    if root is None:
+        return _from_gguf(folder, gguf_file)
+    return DiskCache(root).get_or_build(NAMESPACE, entry_key(folder, gguf_file),
+                                        lambda: _from_gguf(folder, gguf_file), _PRETRAINED)
+
+
+def entry_key(folder: str, gguf_file: str) -> str:
+    """The cache key of ``folder/gguf_file``: its content hash and the transformers version."""
     import transformers
 
     from harness.models import model_fingerprint
 
-    root = cache_root()
-    if root is None:
-        return _from_gguf(folder, gguf_file)
-    key = content_key(model_fingerprint(str(Path(folder) / gguf_file)), transformers.__version__)
-    return DiskCache(root).get_or_build(NAMESPACE, key, lambda: _from_gguf(folder, gguf_file), _PRETRAINED)
+    return content_key(model_fingerprint(str(Path(folder) / gguf_file)), transformers.__version__)
 
 
 def _from_gguf(folder: str, gguf_file: str):

@@ -15,13 +15,14 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 import requests
+
+from harness.serving import answering
 
 MLFLOW = Path(sys.executable).parent / "mlflow"
 
@@ -114,15 +115,7 @@ def start_mlflow_server(backend_store_uri: str, artifacts: Path, port: int | Non
              str(artifacts), "--host", "127.0.0.1", "--port", str(port), "--workers", "1"],
             stdout=handle, stderr=subprocess.STDOUT, start_new_session=True, cwd=artifacts.parent)
     server = MlflowServer(process, f"http://127.0.0.1:{port}", log)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"mlflow server exited ({process.returncode}):\n{log.read_text()[-3000:]}")
-        try:
-            if requests.get(f"{server.uri}/health", timeout=2).ok:
-                return server
-        except requests.RequestException:
-            pass
-        time.sleep(0.5)
+    if answering(process, log, "mlflow server", timeout, lambda: requests.get(f"{server.uri}/health", timeout=2).ok):
+        return server
     server.stop()
     raise RuntimeError(f"mlflow server did not answer within {timeout} s:\n{log.read_text()[-3000:]}")

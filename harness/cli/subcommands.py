@@ -22,6 +22,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "sync": ("harness.cli.sync", "log a sweep's results that never reached the tracking server"),
     "traces": ("harness.cli.traces", "write the MLflow traces a run or sweep lacks (--all, or --questions ID ...)"),
     "synth": ("harness.cli.synth", "write a question set from your own documents (cloze or llm), filtered"),
+    "serve": ("harness.cli.serve", "the embedded model behind transformers serve on loopback (OpenAI chat API)"),
 }
 
 

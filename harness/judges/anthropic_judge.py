@@ -26,7 +26,8 @@ class AnthropicJudge(ApiJudge):
 
         return Anthropic(api_key=key, base_url=self.base_url, timeout=self.timeout, max_retries=self.max_retries)
 
-    def _ask(self, client, messages: tuple[dict[str, str], ...]) -> str:
+    def _ask(self, client, messages: tuple[dict[str, str], ...], schema: dict[str, Any] | None) -> str:
+        # The Messages API has no response_format: the schema is not sent (structured_output has no effect).
         system, rest = split_system(messages)
         optional: dict[str, Any] = {}
         if system is not None:

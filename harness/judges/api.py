@@ -37,6 +37,9 @@ class ApiJudge(Judge):
         cache: ``on``, ``refresh`` or ``off``.
         aliases: ``{alias: model id}``, e.g. the seeds' ``claude-haiku``.
         selfcheck: ``{enabled, pairs, min_auc, contexts}`` (:mod:`harness.judges.selfcheck`), or null.
+        structured_output: send a rubric's reply schema as ``response_format`` (JSON schema) where
+            it has one (``output: json`` rubrics); servers with structured output (OpenAI, vLLM,
+            llama.cpp's server) then only write replies that parse; others ignore it or refuse it.
     """
 
     kind = "api"
@@ -47,7 +50,7 @@ class ApiJudge(Judge):
                  timeout: float, max_retries: int, base_url: str | None = None, concurrency: int = 1,
                  samples: int = 1, cache: str = "on", seed: int = 0,
                  aliases: Mapping[str, str] | None = None, selfcheck: Mapping[str, Any] | None = None,
-                 max_failed_fraction: float = 0.5) -> None:
+                 max_failed_fraction: float = 0.5, structured_output: bool = False) -> None:
         if not api_key_env:
             raise ValueError("judge.api_key_env must name an environment variable")
         check_decoding_args(max_tokens, temperature, timeout, max_retries, concurrency)
@@ -60,13 +63,17 @@ class ApiJudge(Judge):
         self.samples, self.cache, self.seed = samples, cache, seed
         self.selfcheck = SelfCheckSettings.from_config(selfcheck, seed)
         self.max_failed_fraction = check_fraction("judge.max_failed_fraction", max_failed_fraction)
+        self.structured_output = structured_output
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r}, api_key_env={self.api_key_env!r})"
 
     def fingerprint(self) -> dict[str, Any]:
-        return {"judge": self.kind, "model": self.model, "base_url": redact_text(self.base_url), "max_tokens": self.max_tokens,
-                "temperature": self.temperature, "samples": self.samples}
+        found = {"judge": self.kind, "model": self.model, "base_url": redact_text(self.base_url),
+                 "max_tokens": self.max_tokens, "temperature": self.temperature, "samples": self.samples}
+        if self.structured_output:  # constrained replies differ; unconstrained keys stay as they were
+            found["structured_output"] = True
+        return found
 
     def describe(self) -> str:
         return f"{self.kind}:{self.model}"
@@ -81,7 +88,8 @@ class ApiJudge(Judge):
         with self._client(key) as client:
             def ask(prompt: JudgePrompt) -> Reply:
                 try:
-                    return Reply(text=self._ask(client, prompt.messages))
+                    schema = prompt.schema if self.structured_output else None
+                    return Reply(text=self._ask(client, prompt.messages, schema))
                 except Exception as err:  # one failed request never stops the others
                     return Reply(error=describe_error(err, key))
 
@@ -92,5 +100,5 @@ class ApiJudge(Judge):
         """The SDK client (a context manager), configured with timeout and max_retries."""
 
     @abstractmethod
-    def _ask(self, client, messages: tuple[dict[str, str], ...]) -> str:
-        """The reply text of one request."""
+    def _ask(self, client, messages: tuple[dict[str, str], ...], schema: dict[str, Any] | None) -> str:
+        """The reply text of one request; ``schema``, when given, is the JSON schema it must follow."""

@@ -27,10 +27,12 @@ CACHE_MODES = values(CacheMode)
 
 @dataclass(frozen=True)
 class JudgePrompt:
-    """Chat messages, plus the start of the assistant's reply for judges that can prefill it."""
+    """Chat messages, plus the start of the assistant's reply for judges that can prefill it, and
+    the JSON schema a reply must follow where the rubric has one (for servers with structured output)."""
 
     messages: tuple[dict[str, str], ...]
     prefix: str = ""
+    schema: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from harness.judges.api import ApiJudge
 
 
@@ -16,8 +18,11 @@ class OpenAIJudge(ApiJudge):
 
         return OpenAI(api_key=key, base_url=self.base_url, timeout=self.timeout, max_retries=self.max_retries)
 
-    def _ask(self, client, messages: tuple[dict[str, str], ...]) -> str:
-        optional = {} if self.temperature is None else {"temperature": self.temperature}
+    def _ask(self, client, messages: tuple[dict[str, str], ...], schema: dict[str, Any] | None) -> str:
+        optional: dict[str, Any] = {} if self.temperature is None else {"temperature": self.temperature}
+        if schema is not None:  # OpenAI's structured outputs; vLLM and llama.cpp's server read it too
+            optional["response_format"] = {"type": "json_schema",
+                                           "json_schema": {"name": "judgement", "schema": schema, "strict": True}}
         response = client.chat.completions.create(model=self.model, messages=list(messages),
                                                   max_tokens=self.max_tokens, **optional)
         if not response.choices:

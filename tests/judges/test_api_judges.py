@@ -200,3 +200,26 @@ def test_concurrent_requests_keep_their_order(httpserver, rubric):
                       "with_context") for i in range(6)]
     scores = [j.score for j in rubric("answer_score").evaluate(judge, items)]
     assert scores == [9.0, 2.0, 9.0, 2.0, 9.0, 2.0]
+
+
+@pytest.mark.parametrize("structured", [True, False])
+def test_json_rubrics_send_their_reply_schema_when_structured_output_is_on(httpserver, rubric, structured):
+    answer = json.dumps({"score": 8, "explanation": "the answer is there", "verdict": "PASS"})
+    scripted("openai", httpserver, reply("openai", answer), reply("openai", "7"))
+    judge = make("openai", httpserver, structured_output=structured)
+    [judgement] = rubric("manual_grade").evaluate(judge, [item_for(make_record(), "retrieval")])
+    assert (judgement.score, judgement.verdict) == (8.0, "PASS")
+    body = sent(httpserver, 0)
+    if not structured:
+        assert "response_format" not in body
+        assert "structured_output" not in judge.fingerprint()
+        return
+    schema = body["response_format"]["json_schema"]["schema"]
+    assert body["response_format"]["type"] == "json_schema"
+    assert schema["required"] == ["score", "explanation", "verdict"] and schema["additionalProperties"] is False
+    assert schema["properties"]["score"] == {"type": "integer", "minimum": 1, "maximum": 10}
+    assert schema["properties"]["verdict"]["enum"] == ["PASS", "PARTIAL", "FAIL"]
+    assert judge.fingerprint()["structured_output"] is True  # constrained replies are cached apart
+    # a rubric whose reply is a bare number has no schema to send
+    judge_answer(judge, rubric("answer_score"))
+    assert "response_format" not in sent(httpserver)

@@ -47,6 +47,8 @@ class ApiJudgeSchema(ApiClientSchema):
     selfcheck: Optional[SelfCheckSchema] = None
     # More than this share of failed judgements fails the job (exit 1).
     max_failed_fraction: float = MISSING
+    # Send a JSON rubric's reply schema as response_format (OpenAI-compatible servers that have it).
+    structured_output: bool = False
 
 
 @dataclass

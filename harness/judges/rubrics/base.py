@@ -206,11 +206,17 @@ class Rubric(ABC):
         return {"target": item.target,
                 "prompts": {where: template.format_map(values) for where, (template, _) in self.templates().items()}}
 
+    def reply_schema(self) -> dict[str, Any] | None:
+        """The JSON schema of a well-formed reply, sent to judges on servers with structured output
+        (``response_format``); None where the reply is not one JSON object."""
+        return None
+
     def ask(self, judge: Judge, conversations: list[Messages], parse: Callable[[str], Any], sample: int,
             prefix: str = "") -> list[Asked]:
         """Sends the prompts, parses the replies strictly, and gives each unparsable reply one
         repair round-trip (the bad reply plus the rubric's ``repair`` message naming the error)."""
-        replies = judge.complete([JudgePrompt(tuple(c), prefix) for c in conversations], sample)
+        schema = self.reply_schema()
+        replies = judge.complete([JudgePrompt(tuple(c), prefix, schema) for c in conversations], sample)
         results: list[Asked | None] = [None] * len(conversations)
         retry: list[tuple[int, str, ParseError]] = []
         for index, reply in enumerate(replies):
@@ -225,7 +231,7 @@ class Rubric(ABC):
             repairs = [tuple(conversations[i]) + ({"role": "assistant", "content": text},
                                                   {"role": "user", "content": self.repair.format(error=err)})
                        for i, text, err in retry]
-            again = judge.complete([JudgePrompt(c, prefix) for c in repairs], sample)
+            again = judge.complete([JudgePrompt(c, prefix, schema) for c in repairs], sample)
             for (index, text, err), reply in zip(retry, again):
                 if reply.error is not None:
                     results[index] = Asked(raw=text, missing=f"unparsable reply ({err}); the repair call failed: "

@@ -128,6 +128,26 @@ class ScoreRubric(Rubric):
             judgements.append(judgement)
         return judgements
 
+    def reply_schema(self) -> dict[str, Any] | None:
+        """``output: json``: an object with every score field (an integer on its scale), every text
+        field and the verdict label, nothing else; ``output: number`` has none (the reply is a bare number).
+
+        >>> rubric = ScoreRubric(column="c", applies_to=["with_context"], messages=[{"role": "user", "content": "{answer}"}],
+        ...     output="json", scores={"grade": {"min": 1, "max": 5}}, text_fields=["reasoning"], repair="{error}",
+        ...     context_item="{text}", context_separator="\\n", local={"prefixes": {"grade": ""}})
+        >>> rubric.reply_schema()["properties"]
+        {'grade': {'type': 'integer', 'minimum': 1, 'maximum': 5}, 'reasoning': {'type': 'string'}}
+        """
+        if self.output != "json":
+            return None
+        properties: dict[str, Any] = {name: {"type": "integer", "minimum": int(low), "maximum": int(high)}
+                                      for name, (low, high) in self.scales.items()}
+        properties.update({name: {"type": "string"} for name in self.text_fields})
+        if self.verdict_field is not None:
+            properties[self.verdict_field] = {"type": "string", "enum": [label for label, _ in self.bands]}
+        return {"type": "object", "properties": properties, "required": list(properties),
+                "additionalProperties": False}
+
     def parse(self, text: str) -> tuple[dict[str, float], dict[str, str], str | None]:
         """Strictly reads a reply: the scores, the text fields and the verdict."""
         if self.output == "number":
