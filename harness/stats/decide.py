@@ -113,7 +113,7 @@ class Decision:
                 "settings": self.settings}
 
 
-def decide(values, *, champion: str | None = None, direction: str = "higher", margin: float = 0.01,
+def decide(values: Mapping[str, Sequence[float | None]] | Any, *, champion: str | None = None, direction: str = "higher", margin: float = 0.01,
            test: str = "t", correction: str = "holm", alpha: float = 0.05,
            guards: Mapping[str, Mapping[str, Any]] | None = None,
            costs: Mapping[str, Any] | None = None, power: float = 0.8, resamples: int = 1000, seed: int = 0,
