@@ -77,3 +77,13 @@ def test_a_single_run_prints_with_the_sweeps_renderer_legend_and_width(compose, 
     assert header.split()[:5] == ["job", "run", "ndcg@5", "mrr", "hit@5"] and "cov" in header.split()
     assert "cov = key_facts/coverage_exact (share of key facts, 0-1)" in lines  # the same legend
     assert not any("coverage_e" in line and "coverage_exact" not in line for line in lines)  # no word cut
+
+
+def test_the_power_plan_fits_the_consoles_width(compose):
+    """The plan's line of questions needed by spread (282 columns before) wraps at 120."""
+    from hydra.utils import instantiate
+
+    statistics = instantiate(compose(["experiment=demo_sweep"]).stats)
+    lines = statistics.plan(86).splitlines()
+    assert max(map(len, lines)) <= 120, max(lines, key=len)
+    assert any("sd 0.3:" in line for line in lines)
