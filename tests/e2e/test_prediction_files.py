@@ -43,4 +43,4 @@ def test_two_prediction_files_give_two_named_runs_and_their_comparison(tmp_path)
     # description says so
     note = notes["generator.path=sys_b/preds"]
     assert "**undecided** at margin 0.01 against the champion generator.path=sys_a/preds: answer/f1 -0.7500" in note
-    assert "Winner **none**: no significant difference" in note
+    assert "Winner **none**: answer/f1 undecided: the interval" in note
