@@ -7,7 +7,7 @@ the sweep builds every job's parts up front, and the same constructors check aga
 Within a sweep, a part is built once per process (and thread) for each config it is built from
 (:func:`parts_of_this_process`): the start check's parts serve the jobs of the basic launcher, a
 worker of the harness (the default), joblib or Ray launcher keeps what its earlier jobs built (the
-harness launcher's for the whole sweep: hydra_plugins/harness_launcher), and a race's next round
+harness launcher's for the whole sweep: harness/workers), and a race's next round
 finds its configuration's parts (with the models they loaded and the index they hold) built. A
 part is only ever run by one job at a time, and its per-run methods (``index``, ``prepare``,
 ``answer``, ``run``) start from the run's own inputs. Another sweep builds its parts afresh (its

@@ -19,7 +19,8 @@ from typing import Any, Iterator
 from omegaconf import DictConfig, ListConfig, OmegaConf
 from omegaconf.nodes import ValueNode
 
-from harness.files import replace_file
+from harness.config.files import replace_file
+
 
 MASK = "***"
 # Keys whose values are secrets (`api_key`, `hf_token`, `db_password`...), not `api_key_env` or `max_tokens`.

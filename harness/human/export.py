@@ -24,7 +24,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from harness.files import replace_file
+from harness.config.files import replace_file
 from harness.human.sampling import Sample
 from harness.human.settings import Dimension
 

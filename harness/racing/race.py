@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.files import replace_file
+from harness.config.files import replace_file
 from harness.racing.elimination import Elimination, EliminationRule, Scores, decisions, eliminate
 
 RACE_FILE = "race.json"

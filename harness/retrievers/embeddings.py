@@ -22,7 +22,7 @@ import numpy as np
 from filelock import FileLock
 
 from harness.cache import ARRAY, Codec, DiskCache
-from harness.files import replace_file
+from harness.config.files import replace_file
 from harness.progress import progress_bar
 
 log = logging.getLogger(__name__)

@@ -8,7 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from harness.files import replace_file
+from harness.config.files import replace_file
 from harness.synth.records import Scored, Tools
 from harness.synth.settings import SynthSettings
 from harness.synth.synthesizer import Outcome

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.files import replace_file
+from harness.config.files import replace_file
+
 
 OUTAGE_FILE = ".harness_tracker_outage.json"
 

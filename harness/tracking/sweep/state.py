@@ -12,8 +12,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from harness.config.files import replace_file
 from harness.config.secrets import redact
-from harness.files import replace_file
 from harness.tracking.sweep.naming import unique_names
 
 SWEEP_FILE = ".harness_sweep.json"

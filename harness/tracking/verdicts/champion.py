@@ -13,7 +13,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from harness.files import replace_file
+from harness.config.files import replace_file
 from harness.tracking.base import Tracker
 
 CHAMPION_FILE = "champion.json"

@@ -10,7 +10,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from harness.files import replace_file
+from harness.config.files import replace_file
 from harness.results.numbers import column_decimals, fixed
 from harness.stats.front import Front, place, recorded_figure
 from harness.tracking.base import Tracker

@@ -1,4 +1,4 @@
-"""Writing a file whole or not at all: the one atomic write of the package."""
+"""Writing a file whole or not at all: the one atomic write of the package (in the base layer, which every part may import)."""
 
 from __future__ import annotations
 

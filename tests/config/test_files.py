@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.files import replace_file
+from harness.config.files import replace_file
 
 
 def test_a_file_is_replaced_whole(tmp_path):
