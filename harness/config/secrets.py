@@ -21,7 +21,6 @@ from omegaconf.nodes import ValueNode
 
 from harness.config.files import replace_file
 
-
 MASK = "***"
 # Keys whose values are secrets (`api_key`, `hf_token`, `db_password`...), not `api_key_env` or `max_tokens`.
 SECRET_KEY = re.compile(r"(^|[_\-.])(api[_-]?key|apikey|token|secret|password|passwd|credentials?|"
