@@ -23,7 +23,7 @@ from harness.workers.pool import WorkerPool
 from harness.workers.process import Worker
 from harness.workers.rounds import Rounds, rounds_of
 
-log = logging.getLogger("hydra_plugins.harness_launcher")
+log = logging.getLogger(__name__)
 
 
 class Workers:

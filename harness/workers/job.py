@@ -24,7 +24,7 @@ from harness.config.lru import LeastRecentlyUsed
 from harness.jobs import PARTS_KEPT, checked_in_this_process, compositions_of_this_process
 from harness.workers.rounds import rounds_of
 
-log = logging.getLogger("hydra_plugins.harness_launcher")
+log = logging.getLogger(__name__)
 
 
 class SweepInWorker:
