@@ -28,7 +28,7 @@ from omegaconf import DictConfig
 
 from harness.workers import shared_pool
 from harness.workers.batch import Workers
-from harness.workers.process import supported
+from harness.workers import process
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ class HarnessLauncher(Launcher):
 
     def launch(self, job_overrides: Sequence[Sequence[str]], initial_job_idx: int) -> Sequence[JobReturn]:
         assert self.config is not None and self.hydra_context is not None and self.task_function is not None
-        if not supported():
+        if not process.supported():
             log.warning("hydra/launcher=harness: this platform cannot start worker processes; "
                         "the jobs run in Hydra's basic launcher")
             basic = BasicLauncher()
