@@ -33,6 +33,8 @@ register()
 # typed `init` keys such as num_cpus); Hydra merges the two and warns that this is deprecated.
 # Hydra's message starts with a newline, which the pattern (matched from the start) must allow.
 warnings.filterwarnings("ignore", message=r"\s*'hydra/launcher/ray' is validated against ConfigStore schema")
+# conf/hydra/sweeper/basic.yaml likewise names the harness's subclass of Hydra's basic sweeper.
+warnings.filterwarnings("ignore", message=r"\s*'hydra/sweeper/basic' is validated against ConfigStore schema")
 
 
 def run_from_config(cfg: DictConfig, sweep: str | None = None, checked: bool = False) -> RunResult:

@@ -1,4 +1,4 @@
-"""The grid sweeper (``hydra/sweeper=grid``, the default of ``harness -m``): Hydra's basic sweeper.
+"""The grid sweeper (``hydra/sweeper=basic``, the default: conf/hydra/sweeper/basic.yaml): Hydra's basic sweeper.
 
 The same grid in the same batches, handed to the configured launcher; only its check that every
 job of a batch composes (``Sweeper.validate_batch_is_legal``, before the batch is launched) takes
