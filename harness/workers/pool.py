@@ -8,7 +8,8 @@ import functools
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
-from harness.workers.process import Worker, supported
+from harness.workers import process
+from harness.workers.process import Worker
 
 # The launcher whose sweeps run in workers (hydra_plugins/harness_launcher), named, not imported.
 LAUNCHER = "hydra_plugins.harness_launcher.launcher.HarnessLauncher"
@@ -29,7 +30,7 @@ class WorkerPool:
 
     def prestart(self) -> None:
         """Starts a worker now, for the sweep this process is about to launch (once)."""
-        if not self.spare and supported():
+        if not self.spare and process.supported():
             self.spare.append(self._spawn())
 
     def start(self, sweep: tuple) -> Worker:
@@ -77,4 +78,4 @@ def runs_in_workers(cfg: DictConfig, multirun: bool) -> bool:
     """Whether the command composed as ``cfg`` is a sweep (``multirun``: ``-m``, or ``hydra.mode``
     in the config) whose jobs the harness launcher runs, on a platform that can start workers."""
     multirun = multirun or OmegaConf.select(cfg, "hydra.mode", default=None) == RunMode.MULTIRUN
-    return multirun and OmegaConf.select(cfg, "hydra.launcher._target_", default=None) == LAUNCHER and supported()
+    return multirun and OmegaConf.select(cfg, "hydra.launcher._target_", default=None) == LAUNCHER and process.supported()
