@@ -8,7 +8,7 @@ import functools
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
-from harness.workers import process
+import harness.workers.process as process
 from harness.workers.process import Worker
 
 # The launcher whose sweeps run in workers (hydra_plugins/harness_launcher), named, not imported.

@@ -26,9 +26,9 @@ from hydra.plugins.launcher import Launcher
 from hydra.types import HydraContext, TaskFunction
 from omegaconf import DictConfig
 
+import harness.workers.process as process
 from harness.workers import shared_pool
 from harness.workers.batch import Workers
-from harness.workers import process
 
 log = logging.getLogger(__name__)
 
