@@ -7,7 +7,7 @@ the sweep builds every job's parts up front, and the same constructors check aga
 Within a sweep, a part is built once per process (and thread) for each config it is built from
 (:func:`parts_of_this_process`): the start check's parts serve the jobs of the basic launcher, a
 worker of the harness (the default), joblib or Ray launcher keeps what its earlier jobs built (the
-harness launcher's for the whole sweep: hydra_plugins/harness_launcher), and a race's next round
+harness launcher's for the whole sweep: harness/workers), and a race's next round
 finds its configuration's parts (with the models they loaded and the index they hold) built. A
 part is only ever run by one job at a time, and its per-run methods (``index``, ``prepare``,
 ``answer``, ``run``) start from the run's own inputs. Another sweep builds its parts afresh (its
@@ -28,7 +28,7 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
 from harness.config.checks import check_config
-from harness.config.composition import compose_by_choices
+from harness.config.composition import ComposedByChoices
 from harness.config.lru import LeastRecentlyUsed
 from harness.data.records import Dataset
 from harness.racing.order import first_questions
@@ -38,7 +38,8 @@ from harness.stages.judging import Judging
 BASIC_SWEEPER = f"{BasicSweeper.__module__}.{BasicSweeper.__name__}"
 # Sweepers that run the basic sweeper's grid (the racing sweeper runs it round by round), whose
 # every job can be checked before the sweep starts.
-GRID_SWEEPERS = (BASIC_SWEEPER, "hydra_plugins.harness_racing.racing_sweeper.RacingSweeper")
+GRID_SWEEPERS = (BASIC_SWEEPER, "hydra_plugins.harness_grid.grid_sweeper.GridSweeper",
+                 "hydra_plugins.harness_racing.racing_sweeper.RacingSweeper")
 # Parts kept per process and thread: every configuration of a large race or sweep, with room to spare.
 PARTS_KEPT = 4096
 
@@ -152,9 +153,8 @@ def check_sweep_jobs(config: DictConfig) -> int:
         SweepNotValid: naming each job that cannot run (its overrides) and why.
     """
     jobs = sweep_job_overrides(config)
-    loader = GlobalHydra.instance().config_loader()
-    compose_by_choices(loader)  # the sweeper's validation and the launcher reuse these compositions
-    composed = loader.load_sweep_config
+    # the sweeper's validation and the harness launcher reuse these compositions
+    composed = compositions_of_this_process(str(config.hydra.sweep.dir), GlobalHydra.instance().config_loader())
     built = parts_of_this_process(str(config.hydra.sweep.dir))
     checked = checked_in_this_process(str(config.hydra.sweep.dir))
     shared = set.intersection(*(set(job) for job in jobs)) if len(jobs) > 1 else set()
@@ -169,6 +169,15 @@ def check_sweep_jobs(config: DictConfig) -> int:
     if problems:
         raise SweepNotValid(f"{len(problems)} of {len(jobs)} job(s) cannot run:\n" + "\n".join(problems))
     return len(jobs)
+
+
+def validate_batch(loader, config: DictConfig, batch) -> None:
+    """What Hydra's ``Sweeper.validate_batch_is_legal`` checks (every job of the batch composes), from
+    the compositions the start check made (:func:`compositions_of_this_process`): a job it composed
+    costs nothing, another one its value overrides."""
+    composed = compositions_of_this_process(str(config.hydra.sweep.dir), loader)
+    for overrides in batch:
+        composed.shared(config, list(overrides))
 
 
 def sweep_job_overrides(config: DictConfig) -> list[list[str]]:
@@ -201,9 +210,21 @@ def checked_in_this_process(sweep: str) -> set[tuple[str, ...]]:
     return _THIS_THREAD.checked
 
 
+def compositions_of_this_process(sweep: str, loader) -> ComposedByChoices:
+    """The jobs' configs of the sweep in folder ``sweep``, composed in this process and thread from
+    ``loader`` (the Hydra run's config loader) once per set of group choices
+    (:class:`~harness.config.composition.ComposedByChoices`): the start check's, which the
+    harness's sweepers' validation and the harness launcher reuse."""
+    _this_sweep(sweep)
+    if _THIS_THREAD.composed is None or _THIS_THREAD.composed.loader is not loader:
+        _THIS_THREAD.composed = ComposedByChoices(loader)
+    return _THIS_THREAD.composed
+
+
 def _this_sweep(sweep: str) -> None:
     if getattr(_THIS_THREAD, "sweep", None) != sweep:
         _THIS_THREAD.sweep, _THIS_THREAD.parts, _THIS_THREAD.checked = sweep, LeastRecentlyUsed(PARTS_KEPT), set()
+        _THIS_THREAD.composed = None
 
 
 def _resolved(node) -> str:

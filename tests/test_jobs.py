@@ -50,7 +50,7 @@ def test_a_sweep_composes_each_set_of_group_choices_once_and_hands_out_copies():
 
     from harness.config import register
     from harness.config.resolvers import PROJECT_ROOT
-    from harness.jobs import check_sweep_jobs, checked_in_this_process, sweep_job_overrides
+    from harness.jobs import check_sweep_jobs, checked_in_this_process, compositions_of_this_process, sweep_job_overrides
 
     register()
     overrides = [*TINY_DATASET_OVERRIDES, "chunker=fixed_tokens,recursive", "retriever=bm25", "retriever.top_k=2,3"]
@@ -65,14 +65,16 @@ def test_a_sweep_composes_each_set_of_group_choices_once_and_hands_out_copies():
         jobs = sweep_job_overrides(master)
         # each job's own check is skipped in this process: its config is the one checked
         assert checked_in_this_process(str(master.hydra.sweep.dir)) == {tuple(job) for job in jobs}
-        first = loader.load_sweep_config(master, jobs[0])  # as the sweeper's validation and the launcher do
+        service = compositions_of_this_process(str(master.hydra.sweep.dir), loader)
+        first = service(master, jobs[0])  # as the harness launcher does
         first.chunker.size = 1
-        again = loader.load_sweep_config(master, jobs[0])
+        again = service(master, jobs[0])
 
     assert sorted(composed) == [("dataset=questions_jsonl", f"chunker={chunker}", "retriever=bm25")
                                 for chunker in ("fixed_tokens", "recursive")]
     assert again.chunker._target_.endswith("FixedTokensChunker") and again.chunker.size != 1
-    assert (again.retriever.top_k, loader.load_sweep_config(master, jobs[1]).retriever.top_k) == (2, 3)
+    assert (again.retriever.top_k, service(master, jobs[1]).retriever.top_k) == (2, 3)
+    assert loader.load_sweep_config is not service  # Hydra's loader itself is left as it is
 
 
 def test_parts_built_for_one_job_of_a_sweep_serve_the_next_with_the_same_results(compose, tmp_path):

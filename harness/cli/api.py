@@ -79,7 +79,8 @@ def evaluate(overrides: list[str] | None = None, config_dir: str | Path | None =
         if mode == RunMode.MULTIRUN:
             raise ValueError("these overrides select a multirun (hydra.mode=MULTIRUN); use harness.sweep()")
         overrides += ["hydra.mode=RUN"] if mode is None else []
-        job = _stop_is_error(lambda: hydra.run(config_name="config", task_function=_task(), overrides=overrides))
+        job = _stop_is_error(lambda: _checked(hydra, overrides) and hydra.run(
+            config_name="config", task_function=_task(), overrides=overrides))
     finally:
         _clear()
     outcome = job.return_value
@@ -101,8 +102,8 @@ def sweep(overrides: list[str] | None = None, config_dir: str | Path | None = No
     try:
         if hydra.get_mode(config_name="config", overrides=overrides) != RunMode.MULTIRUN:
             overrides.append("hydra.mode=MULTIRUN")
-        returns = _stop_is_error(lambda: hydra.multirun(config_name="config", task_function=_task(),
-                                                        overrides=overrides))
+        returns = _stop_is_error(lambda: _checked(hydra, overrides) and hydra.multirun(
+            config_name="config", task_function=_task(), overrides=overrides))
     finally:
         _clear()
     jobs = [job for batch in returns for job in (batch if isinstance(batch, list) else [batch])
@@ -153,6 +154,15 @@ def _hydra(config_dir: str | Path | None):
         raise FileNotFoundError(f"config folder {folder} not found")
     # task_name "sweep": the name the console script's Hydra gives its jobs (log file sweep.log).
     return Hydra.create_main_hydra2(task_name="sweep", config_search_path=create_config_search_path(str(folder)))
+
+
+def _checked(hydra, overrides: list[str]) -> bool:
+    """True once the config the call runs passed the check of its targets (harness.cli.start_check),
+    made before Hydra creates its callbacks and sets up its logging; else SystemExit(2)."""
+    from harness.cli.start_check import check_call
+
+    check_call(hydra, "config", overrides)
+    return True
 
 
 def _clear() -> None:

@@ -28,10 +28,6 @@ def cli() -> None:
             sys.exit(2)
     # Model loading's own bars ("Loading weights") would interleave with the harness's progress.
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    if _sweeps_in_workers(sys.argv[1:]):  # the harness launcher's worker imports while this process starts
-        from hydra_plugins.harness_launcher._process import prestart
-
-        prestart()
     from harness.tracking.sweep.interruption import allow_signals, stop_on_signals
 
     stop_on_signals()
@@ -46,6 +42,7 @@ def cli() -> None:
         register_help_resolver()
         if ("--help" in sys.argv[1:] or "-h" in sys.argv[1:]) and "--hydra-help" not in sys.argv[1:]:
             _print_help_page(sys.argv[1:])
+        _check_before_hydra(sys.argv[1:])
         try:
             main()
             status = 0
@@ -62,11 +59,18 @@ def cli() -> None:
 _NO_JOBS = {"--help", "-h", "--hydra-help", "--cfg", "-c", "--info", "-i", "--resolve", "--shell-completion", "-sc"}
 
 
-def _sweeps_in_workers(argv: list[str]) -> bool:
-    """Whether the command is a sweep (``-m``) that the harness launcher, the default, runs."""
-    return (("-m" in argv or "--multirun" in argv) and not _NO_JOBS.intersection(argv)
-            and all(arg in ("hydra/launcher=harness", "override hydra/launcher=harness")
-                    for arg in argv if arg.lstrip("+~").startswith("hydra/launcher")))
+def _check_before_hydra(argv: list[str]) -> None:
+    """Composes the command's config and refuses it (exit status 2) where it names code that may not
+    run (:mod:`harness.cli.start_check`); for a sweep the harness launcher runs (the composed
+    launcher: an experiment may choose another), starts its first worker now, so that the worker's
+    imports overlap Hydra's start of the sweep."""
+    from harness.cli.start_check import check_command
+    from harness.cli.sweep import CONFIG_DIR
+    from harness.workers import runs_in_workers, shared_pool
+
+    cfg = check_command(argv, CONFIG_DIR)
+    if cfg is not None and not _NO_JOBS.intersection(argv) and runs_in_workers(cfg, "-m" in argv or "--multirun" in argv):
+        shared_pool().prestart()
 
 
 def _exit_now(status: int | str | None, finalise: bool = True) -> None:

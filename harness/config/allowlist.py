@@ -10,6 +10,12 @@ that package.
 Hydra's logging configs (``hydra.job_logging``, ``hydra.hydra_logging``) name code too: Python's
 ``logging.config.dictConfig`` calls every ``()`` factory and ``class`` it lists. Those must be
 defined in the standard ``logging`` package or the harness, or be declared plugins.
+
+Hydra instantiates its callbacks and applies its logging config as soon as it has composed the
+config, before any callback sees it; so the harness's entry points (the ``harness`` command, the
+Python API) compose the config first and check it (:mod:`harness.cli.start_check`), and the start
+check of a sweep (:func:`harness.jobs.check_sweep_jobs`) checks every job's config, its logging
+config included, before the first job starts.
 """
 
 from __future__ import annotations
@@ -77,61 +83,14 @@ def _refuse(refused: list[str], declared: tuple[str, ...]) -> None:
             f"plugins.allowed_targets lists (currently {list(declared)})")
 
 
-def guard_hydra_callbacks() -> None:
-    """Checks every target before Hydra instantiates the callbacks its config names.
-
-    Hydra instantiates ``hydra.callbacks`` right after composing, before any callback or task
-    sees the config, so a callback added by a shared experiment (``hydra.callbacks.x._target_``)
-    would run before the harness's own checks; the check goes in front of that step.
-    """
-    from hydra._internal.callbacks import Callbacks
-
-    original = Callbacks.__init__
-    if getattr(original, "checks_targets", False):
-        return
-
-    def checked(self, config=None, *args, **kwargs) -> None:
-        if config is not None:
-            try:
-                check_targets(config)
-            except TargetNotAllowed as err:
-                print(f"harness: not started, the config is refused:\n{err}", file=sys.stderr)
-                raise SystemExit(2) from err  # as the callbacks' own start-up checks do
-        original(self, config, *args, **kwargs)
-
-    checked.checks_targets = True
-    Callbacks.__init__ = checked
-
-
-def guard_logging_configs() -> None:
-    """Checks a logging config's factories and classes before Hydra hands it to ``dictConfig``.
-
-    Hydra configures its own logging (``hydra.hydra_logging``) while it composes the config, before
-    the callbacks, and each job's (``hydra.job_logging``) before the job's callbacks run; both go
-    through ``hydra.core.utils.configure_log``, which other Hydra modules imported by name.
-    """
-    import hydra.core.utils as core_utils
-    import hydra.main as hydra_main
-    from hydra._internal import hydra as hydra_app
-    from hydra._internal.core_plugins import basic_launcher
-
-    original = core_utils.configure_log
-    if getattr(original, "checks_targets", False):
-        return
-
-    def checked(log_config, verbose_config=False) -> None:
-        if isinstance(log_config, DictConfig):
-            try:
-                check_logging_targets(log_config)
-            except TargetNotAllowed as err:
-                print(f"harness: not started, the config is refused:\n{err}", file=sys.stderr)
-                raise SystemExit(2) from err
-        original(log_config, verbose_config)
-
-    checked.checks_targets = True
-    for module in (core_utils, hydra_main, hydra_app, basic_launcher):
-        if getattr(module, "configure_log", None) is original:
-            module.configure_log = checked
+def refuse_to_start(cfg: DictConfig) -> None:
+    """Ends the process (exit status 2, as the callbacks' own start-up checks end it) when
+    :func:`check_targets` refuses ``cfg``, saying why on stderr."""
+    try:
+        check_targets(cfg)
+    except TargetNotAllowed as err:
+        print(f"harness: not started, the config is refused:\n{err}", file=sys.stderr)
+        raise SystemExit(2) from err
 
 
 def check_logging_targets(log_config: DictConfig) -> None:

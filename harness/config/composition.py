@@ -5,7 +5,10 @@ every config file, then applies the job's value overrides (``retriever.top_k=7``
 choose the same config groups share everything up to that last step, which is nearly all of a
 composition's ~0.3 s of CPU: a 64-job ``retriever.top_k`` sweep composed the same tree 64 times
 (times three: the start check, the sweeper's validation and the launcher each ask for it).
-:class:`ComposedByChoices` asks Hydra to compose each distinct set of group overrides once and
+:class:`ComposedByChoices` is a service of the harness, not a part of Hydra's loader: the start
+check (:func:`harness.jobs.check_sweep_jobs`), the harness's sweepers' validation and the harness
+launcher's workers call it; Hydra's own sweepers and launchers compose with Hydra's loader. It
+asks Hydra to compose each distinct set of group overrides once and
 builds every job's config from a copy of it the way Hydra finishes a composition
 (``ConfigLoaderImpl._load_configuration_impl`` after ``_compose_config_from_defaults_list``): the
 value overrides applied by Hydra's own ``_apply_overrides_to_config``, then the job's override
@@ -36,28 +39,17 @@ JOBS_KEPT = 256
 
 
 class ComposedByChoices:
-    """``load_sweep_config`` that composes each distinct set of config-group overrides once.
+    """A job's config, as the loader's ``load_sweep_config`` gives it, composing each distinct set of
+    config-group overrides once.
 
     Args:
-        loader: the Hydra run's config loader (its ``load_sweep_config`` is Hydra's own, the one
-            called for a set of group overrides; its repository tells groups from values).
+        loader: the Hydra run's config loader (its ``load_sweep_config`` composes a set of group
+            overrides; its repository tells groups from values).
     """
 
     def __init__(self, loader) -> None:
         self.loader = loader
         self.compose = loader.load_sweep_config
-        self._empty()
-
-    def __getstate__(self) -> dict:
-        # A copy (the joblib and Ray launchers pickle the loader to their workers) keeps no
-        # compositions: they are keyed by the ids of this process's master configs.
-        return {"loader": self.loader, "compose": self.compose}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._empty()
-
-    def _empty(self) -> None:
         self.jobs: dict[tuple[int, tuple[str, ...]], DictConfig] = LeastRecentlyUsed(JOBS_KEPT)
         # (id of the master config, group overrides) -> (master config, kept alive so that its id
         # cannot be reused; the composition before its value overrides)
@@ -153,11 +145,11 @@ class ComposedByChoices:
         _name_folder(cfg, parsed)
 
 
-def next_round(config: DictConfig, task_config: DictConfig, before: list[str], after: list[str],
+def next_round(config: DictConfig, task_config: DictConfig | None, before: list[str], after: list[str],
                keys: frozenset[str]) -> bool:
     """Changes a job's config into the config of the same job with other values of ``keys``, in place.
 
-    ``config`` (with its ``hydra`` node) and ``task_config`` (without) were composed for the
+    ``config`` (with its ``hydra`` node) and ``task_config`` (without; or None) were composed for the
     overrides ``before``; when ``after`` differs from them only in plain values of ``keys``
     (``race.questions=40`` for ``race.questions=20``: a race's next round of the same
     configuration), both become what composing ``after`` gives: the values set as Hydra sets them,
@@ -174,7 +166,7 @@ def next_round(config: DictConfig, task_config: DictConfig, before: list[str], a
         return False
     if not changed:
         return True
-    for cfg in (config, task_config):
+    for cfg in (config, task_config) if task_config is not None else (config,):
         ConfigLoaderImpl._apply_overrides_to_config(changed, cfg)
     with read_write(config.hydra), open_dict(config.hydra):
         lines = config.hydra.overrides.task  # the job's own task overrides last, as _finish wrote them
@@ -197,9 +189,3 @@ def _name_folder(cfg: DictConfig, parsed: list[Override]) -> None:
         overrides=[o for o in parsed if not o.is_hydra_override()], kv_sep=naming.kv_sep,
         item_sep=naming.item_sep, exclude_keys=naming.exclude_keys)
 
-
-def compose_by_choices(loader) -> None:
-    """From now on this Hydra run's config loader composes each set of group choices once (see
-    :class:`ComposedByChoices`); the sweeper and launcher are handed the same loader."""
-    if not isinstance(loader.load_sweep_config, ComposedByChoices):
-        loader.load_sweep_config = ComposedByChoices(loader)

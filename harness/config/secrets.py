@@ -19,6 +19,8 @@ from typing import Any, Iterator
 from omegaconf import DictConfig, ListConfig, OmegaConf
 from omegaconf.nodes import ValueNode
 
+from harness.config.files import replace_file
+
 MASK = "***"
 # Keys whose values are secrets (`api_key`, `hf_token`, `db_password`...), not `api_key_env` or `max_tokens`.
 SECRET_KEY = re.compile(r"(^|[_\-.])(api[_-]?key|apikey|token|secret|password|passwd|credentials?|"
@@ -117,9 +119,7 @@ def redact_file(path: Path) -> None:
         return
     redacted = redact_text(text)
     if redacted != text:
-        staging = path.with_name(f".{path.name}.{os.getpid()}")
-        staging.write_text(redacted, encoding="utf-8")
-        os.replace(staging, path)
+        replace_file(path, redacted)
 
 
 class RedactingFilter(logging.Filter):

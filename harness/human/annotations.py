@@ -17,47 +17,25 @@ from typing import Any
 
 from harness.data.validation import ProblemList, require_file
 from harness.human.export import ANNOTATOR, COMMENT, ID, NOTES, READ_ENCODING
+from harness.human.ratings import Rating, RatingSet
 from harness.human.settings import Dimension
 from harness.human.table import RunTable
 
 
-@dataclass(frozen=True)
-class Annotation:
-    """One annotator's ratings of one question, and the sheet line they came from."""
-
-    question_id: str
-    annotator: str
-    ratings: dict[str, Any]
-    notes: str
-    source: str
-
-
-class Annotations:
+class Annotations(RatingSet):
     """All imported ratings. ``annotators`` is sorted; ``items`` keep file and line order."""
 
-    def __init__(self, items: list[Annotation], dimensions: dict[str, Dimension]) -> None:
+    def __init__(self, items: list[Rating], dimensions: dict[str, Dimension]) -> None:
         self.items = items
         self.dimensions = dimensions
-        self.annotators = sorted({a.annotator for a in items})
-
-    def by_annotator(self, dimension: str) -> dict[str, dict[str, Any]]:
-        """annotator -> question_id -> level, for one dimension."""
-        table: dict[str, dict[str, Any]] = {name: {} for name in self.annotators}
-        for item in self.items:
-            table[item.annotator][item.question_id] = item.ratings[dimension]
-        return table
-
-    def mean_rating(self, dimension: str) -> dict[str, float]:
-        """question_id -> the mean of the annotators' ratings as numbers (see Dimension.value)."""
-        dim = self.dimensions[dimension]
-        values: dict[str, list[float]] = {}
-        for item in self.items:
-            values.setdefault(item.question_id, []).append(dim.value(item.ratings[dimension]))
-        return {qid: sum(v) / len(v) for qid, v in values.items()}
 
     @property
-    def question_ids(self) -> list[str]:
-        return list(dict.fromkeys(item.question_id for item in self.items))
+    def annotators(self) -> list[str]:
+        return sorted({a.annotator for a in self.items})
+
+    def mean_rating(self, dimension: str, value=None) -> dict[str, float]:
+        """question_id -> the mean of the annotators' ratings as numbers (see Dimension.value)."""
+        return super().mean_rating(dimension, value or self.dimensions[dimension].value)
 
     def to_csv(self) -> str:
         """The merged long table: one line per annotator and question."""
@@ -66,7 +44,7 @@ class Annotations:
         writer.writerow([ID, ANNOTATOR, *self.dimensions, NOTES, "source"])
         for item in self.items:
             writer.writerow([item.question_id, item.annotator, *(item.ratings[d] for d in self.dimensions),
-                             item.notes, item.source])
+                             item.notes, item.where])
         return out.getvalue()
 
 
@@ -130,7 +108,7 @@ def _read_one(path: Path, table: RunTable, dimensions: dict[str, Dimension], pro
             problems.add(path, line, f"duplicate row: {item.annotator} already rated '{item.question_id}' "
                                      f"at {seen[key]}")
             continue
-        seen[key] = item.source
+        seen[key] = item.where
         items.append(item)
     if header is None:
         problems.add(path, None, f"no header row (a row starting with '{ID}') and no ratings")
@@ -138,7 +116,7 @@ def _read_one(path: Path, table: RunTable, dimensions: dict[str, Dimension], pro
 
 
 def _parse_row(row: dict[str, str], path: Path, line: int, table: RunTable, dimensions: dict[str, Dimension],
-               problems: ProblemList) -> Annotation | None:
+               problems: ProblemList) -> Rating | None:
     before = len(problems.problems)
     qid = row.get(ID, "")
     run_row = table.by_id.get(qid)
@@ -166,5 +144,5 @@ def _parse_row(row: dict[str, str], path: Path, line: int, table: RunTable, dime
             problems.add(path, line, f"column '{name}': {err}")
     if len(problems.problems) > before:
         return None
-    return Annotation(question_id=qid, annotator=annotator, ratings=ratings, notes=row.get(NOTES, ""),
-                      source=f"{path.name}:{line}")
+    return Rating(question_id=qid, annotator=annotator, ratings=ratings, where=f"{path.name}:{line}",
+                  notes=row.get(NOTES, ""))

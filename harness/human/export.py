@@ -19,10 +19,12 @@ spreadsheet program still read (:data:`READ_ENCODING`).
 from __future__ import annotations
 
 import csv
+import io
 import random
 from pathlib import Path
 from typing import Any
 
+from harness.config.files import replace_file
 from harness.human.sampling import Sample
 from harness.human.settings import Dimension
 
@@ -87,15 +89,14 @@ def write_sheet(path: Path, sample: Sample, dimensions: dict[str, Dimension], he
     if shuffle:
         random.Random(sample.seed).shuffle(rows)
     path.parent.mkdir(parents=True, exist_ok=True)
-    staging = path.with_name(path.name + ".tmp")
-    with staging.open("w", encoding=ENCODING, newline="") as handle:
-        for line in instructions(dimensions, header):  # unquoted: one physical line each
-            handle.write(" ".join(line.split()) + "\r\n")
-        writer = csv.writer(handle)
-        writer.writerow([*SHOWN, *dimensions, ANNOTATOR, NOTES])
-        for row in rows:
-            shown = [row["question_id"], row.get("question", ""), render_gold(row), row.get("answer", ""),
-                     render_contexts(row)]
-            writer.writerow([_cell(str(v)) for v in shown] + [""] * (len(dimensions) + 2))
-    staging.replace(path)
+    handle = io.StringIO()
+    for line in instructions(dimensions, header):  # unquoted: one physical line each
+        handle.write(" ".join(line.split()) + "\r\n")
+    writer = csv.writer(handle)
+    writer.writerow([*SHOWN, *dimensions, ANNOTATOR, NOTES])
+    for row in rows:
+        shown = [row["question_id"], row.get("question", ""), render_gold(row), row.get("answer", ""),
+                 render_contexts(row)]
+        writer.writerow([_cell(str(v)) for v in shown] + [""] * (len(dimensions) + 2))
+    replace_file(path, handle.getvalue(), encoding=ENCODING, newline="")
     return path

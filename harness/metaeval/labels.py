@@ -22,23 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from harness.data.validation import ProblemList, iter_jsonl, require_file
+from harness.human.ratings import Rating, RatingSet
 from harness.metaeval.settings import Scale
 
 KEYS = ("question_id", "annotator")
 
 
-@dataclass(frozen=True)
-class Label:
-    """One annotator's ratings of one question, and where they came from (``line 3``, a trace)."""
-
-    question_id: str
-    annotator: str
-    ratings: dict[str, float]
-    where: str
-
-
 @dataclass
-class Labels:
+class Labels(RatingSet):
     """Every label, in file order (feedback: the run's question order, then annotator).
 
     Attributes:
@@ -48,30 +39,8 @@ class Labels:
 
     path: Path | str
     dimensions: list[str]
-    items: list[Label]
+    items: list[Rating]
     sha256: str = ""
-
-    @property
-    def annotators(self) -> list[str]:
-        return list(dict.fromkeys(label.annotator for label in self.items))
-
-    @property
-    def question_ids(self) -> list[str]:
-        return list(dict.fromkeys(label.question_id for label in self.items))
-
-    def mean_rating(self, dimension: str) -> dict[str, float]:
-        """question id -> the annotators' mean rating, in first-seen order."""
-        sums: dict[str, list[float]] = {}
-        for label in self.items:
-            sums.setdefault(label.question_id, []).append(label.ratings[dimension])
-        return {qid: sum(values) / len(values) for qid, values in sums.items()}
-
-    def by_annotator(self, dimension: str) -> dict[str, dict[str, float]]:
-        """annotator -> question id -> rating."""
-        out: dict[str, dict[str, float]] = {}
-        for label in self.items:
-            out.setdefault(label.annotator, {})[label.question_id] = label.ratings[dimension]
-        return out
 
 
 @dataclass(frozen=True)
@@ -177,7 +146,7 @@ def _checked(source: Path | str, records: Records, dimensions: list[str] | None,
              scale: Scale | None, run_name: str, sha256: str, empty: str) -> Labels:
     problems = ProblemList()
     hint = "" if dimensions else ", as the first line does"
-    items: list[Label] = []
+    items: list[Rating] = []
     seen: dict[tuple[str, str], str] = {}
     for where, line, origin, record in records(problems):
         if dimensions is None:
@@ -203,7 +172,7 @@ def _checked(source: Path | str, records: Records, dimensions: list[str] | None,
 
 
 def _label(record: dict, where: Any, line: int | None, origin: str, problems: ProblemList, dimensions: list[str],
-           hint: str, known_ids: Collection[str], scale: Scale | None, run_name: str) -> Label | None:
+           hint: str, known_ids: Collection[str], scale: Scale | None, run_name: str) -> Rating | None:
     before = len(problems.problems)
     ids = {}
     for key in KEYS:
@@ -230,4 +199,4 @@ def _label(record: dict, where: Any, line: int | None, origin: str, problems: Pr
             ratings[dimension] = float(value)
     if len(problems.problems) > before:
         return None
-    return Label(question_id=ids["question_id"], annotator=ids["annotator"], ratings=ratings, where=origin)
+    return Rating(question_id=ids["question_id"], annotator=ids["annotator"], ratings=ratings, where=origin)

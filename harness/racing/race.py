@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.config.files import replace_file
 from harness.racing.elimination import Elimination, EliminationRule, Scores, decisions, eliminate
 
 RACE_FILE = "race.json"
@@ -134,9 +135,7 @@ class Race:
 
     def save(self, folder: Path) -> Path:
         path = folder / RACE_FILE
-        staging = folder / f"{RACE_FILE}.partial"
-        staging.write_text(json.dumps(self.to_dict(), indent=2) + "\n")
-        staging.replace(path)
+        replace_file(path, json.dumps(self.to_dict(), indent=2) + "\n")
         return path
 
 

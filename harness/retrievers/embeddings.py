@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -23,6 +22,7 @@ import numpy as np
 from filelock import FileLock
 
 from harness.cache import ARRAY, Codec, DiskCache
+from harness.config.files import replace_file
 from harness.progress import progress_bar
 
 log = logging.getLogger(__name__)
@@ -84,9 +84,8 @@ class BlockWriter:
         return min(self.rows, (block + 1) * self.block_rows) - block * self.block_rows
 
     def _save_state(self) -> None:
-        staging = self.folder / f".{PROGRESS_FILE}.tmp"
-        staging.write_text(json.dumps({"rows": self.rows, "block_rows": self.block_rows, "done": sorted(self.done)}))
-        os.replace(staging, self.folder / PROGRESS_FILE)
+        replace_file(self.folder / PROGRESS_FILE,
+                     json.dumps({"rows": self.rows, "block_rows": self.block_rows, "done": sorted(self.done)}))
 
 
 def embed_corpus(texts: list[str], key: str, cache: DiskCache, encode, block_rows: int,

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-import os
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from harness.config.files import replace_file
 from harness.synth.records import Scored, Tools
 from harness.synth.settings import SynthSettings
 from harness.synth.synthesizer import Outcome
@@ -71,8 +70,8 @@ def write_set(out: Path, lines: list[dict[str, Any]], facts: dict[str, Any]) -> 
     as it was); the summary beside the file written (``<file>.summary.json``). Returns that file."""
     target = out if facts["complete"] else out.with_name(out.name + PARTIAL)
     target.parent.mkdir(parents=True, exist_ok=True)
-    _atomic_write(target, "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
-    _atomic_write(summary_path(target), json.dumps(facts, indent=2, ensure_ascii=False, default=str) + "\n")
+    replace_file(target, "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
+    replace_file(summary_path(target), json.dumps(facts, indent=2, ensure_ascii=False, default=str) + "\n")
     if facts["complete"]:  # an earlier attempt's leftovers would read as this set's
         for stale in (out.with_name(out.name + PARTIAL), summary_path(out.with_name(out.name + PARTIAL))):
             stale.unlink(missing_ok=True)
@@ -83,12 +82,3 @@ def summary_path(questions: Path) -> Path:
     return questions.with_name(questions.name + SUMMARY)
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    handle, staging = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(staging, path)
-    finally:
-        if os.path.exists(staging):
-            os.unlink(staging)

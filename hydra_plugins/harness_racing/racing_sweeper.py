@@ -39,6 +39,28 @@ class RacingSweeper(Sweeper):
         self.launcher = Plugins.instance().instantiate_launcher(
             hydra_context=hydra_context, task_function=task_function, config=config)
 
+    # What a configuration's next round changes in its job's overrides (the launcher asks, through
+    # round_keys, to continue a configuration in the worker that ran its round before).
+    ROUND_KEYS = frozenset({"race.questions"})
+    # What a round adds to a grid job's overrides: the round's keys and the configuration's folder.
+    ADDED_KEYS = ROUND_KEYS | {"hydra.sweep.subdir"}
+
+    @classmethod
+    def round_keys(cls) -> frozenset[str]:
+        """The keys whose values alone differ between two rounds of one configuration."""
+        return cls.ROUND_KEYS
+
+    @classmethod
+    def grid_job(cls, overrides: Sequence[str]) -> tuple[str, ...]:
+        """The grid job a round's job runs: its overrides without what the round added."""
+        return tuple(o for o in overrides if o.split("=", 1)[0].strip() not in cls.ADDED_KEYS)
+
+    def validate_batch_is_legal(self, batch: Sequence[Sequence[str]]) -> None:
+        from harness.jobs import validate_batch
+
+        assert self.hydra_context is not None and self.config is not None
+        validate_batch(self.hydra_context.config_loader, self.config, batch)
+
     def sweep(self, arguments: List[str]) -> Any:
         from harness.jobs import load_dataset, parts_of_this_process
         from harness.racing.order import first_questions, round_sizes

@@ -87,46 +87,19 @@ def test_a_job_hydra_refuses_is_refused_with_hydras_message(loader, job, message
 
 
 
-def test_a_copied_loader_composes_afresh_in_its_worker(loader):
-    """The joblib and Ray launchers copy (pickle) the config loader to their workers: the copy keeps
-    its Hydra composition and none of this process's kept configs (keyed by ids only valid here)."""
-    import copy
-    import pickle
-
-    from harness.config.composition import compose_by_choices
-    from harness.config.lru import LeastRecentlyUsed
-
-    master = loader.load_configuration("config", ["retriever.top_k=5,6"], RunMode.MULTIRUN)
-    compose_by_choices(loader)
-    loader.load_sweep_config.shared(master, ["retriever=bm25", "retriever.top_k=5"])
-    assert loader.load_sweep_config.jobs
-    for copied in (copy.deepcopy(loader), pickle.loads(pickle.dumps(loader))):
-        composed = copied.load_sweep_config
-        assert isinstance(composed, ComposedByChoices) and not composed.jobs and not composed.composed
-        assert composed.jobs.size == loader.load_sweep_config.jobs.size
-        assert OmegaConf.to_yaml(composed(master, ["retriever.top_k=7"])) == \
-            OmegaConf.to_yaml(loader.load_sweep_config(master, ["retriever.top_k=7"]))
-    kept = LeastRecentlyUsed(2)
-    kept.update(a=1, b=2)
-    assert copy.deepcopy(kept) == kept and copy.deepcopy(kept).size == 2
-
-
 def test_a_worker_adopts_the_compositions_of_the_launchers_process(loader):
     """The harness launcher ships the start check's compositions to its worker: the worker's copy of
     the loader builds each job from them, equal to Hydra's own, without composing again."""
     import pickle
 
-    from harness.config.composition import compose_by_choices
-
     master = loader.load_configuration("config", ["retriever=bm25,dense"], RunMode.MULTIRUN)
-    compose_by_choices(loader)
-    composer = loader.load_sweep_config
+    composer = ComposedByChoices(loader)
     for choice in ("bm25", "dense"):
         composer.shared(master, [f"retriever={choice}", "retriever.top_k=5"])
     kept = composer.compositions(master)
     assert set(kept) == {("retriever=bm25",), ("retriever=dense",)}
     worker_master, worker_loader, shipped = pickle.loads(pickle.dumps((master, loader, kept)))
-    worker = worker_loader.load_sweep_config
+    worker = ComposedByChoices(worker_loader)
     worker.adopt(worker_master, shipped)
     calls = []
     compose = worker.compose

@@ -10,7 +10,8 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from harness.human.agreement import cohen_kappa, pairwise_agreement
-from harness.human.annotations import Annotation, Annotations
+from harness.human.annotations import Annotations
+from harness.human.ratings import Rating
 from harness.human.settings import Dimension
 
 LIKERT = (1, 2, 3, 4, 5)
@@ -87,7 +88,7 @@ def test_pairwise_agreement_covers_every_pair_on_shared_questions(settings):
         "cy": {"q1": 4, "q2": 4, "q3": 1},  # shares 3 questions with each
         "dee": {"q1": 5, "q2": 5},  # too few shared questions (min_pairs = 3)
     }
-    items = [Annotation(q, who, {"relevance": v}, "", f"{who}.csv:{i}")
+    items = [Rating(q, who, {"relevance": v}, f"{who}.csv:{i}")
              for who, by_q in ratings.items() for i, (q, v) in enumerate(by_q.items())]
     result = pairwise_agreement(Annotations(items, dims), settings)
     assert [(r.annotator_a, r.annotator_b, r.n) for r in result] == [("ann", "bob", 5), ("ann", "cy", 3),

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from harness.human.annotations import Annotation, Annotations
+from harness.human.annotations import Annotations
+from harness.human.ratings import Rating
 from harness.human.calibration import calibrate, ppi_mean
 from harness.human.settings import Dimension, JudgeColumn
 from harness.human.table import RunTable
@@ -18,7 +19,7 @@ GRADE = Dimension("grade", "?", tuple(range(1, 11)), tuple("abcdefghij"), JudgeC
 
 
 def annotations_of(ratings: dict[str, dict[str, int]], dim: Dimension = GRADE) -> Annotations:
-    items = [Annotation(q, who, {dim.name: v}, "", "x") for who, by_q in ratings.items() for q, v in by_q.items()]
+    items = [Rating(q, who, {dim.name: v}, "x") for who, by_q in ratings.items() for q, v in by_q.items()]
     return Annotations(items, {dim.name: dim})
 
 

@@ -8,7 +8,8 @@ import random
 import pytest
 from scipy.stats import spearmanr
 
-from harness.human.annotations import Annotation, Annotations
+from harness.human.annotations import Annotations
+from harness.human.ratings import Rating
 from harness.human.correlation import correlations, spearman
 from harness.human.settings import Dimension
 from harness.human.table import RunTable
@@ -47,7 +48,7 @@ def test_correlations_use_the_mean_rating_and_skip_missing_values():
     dims = {"relevance": Dimension("relevance", "?", LIKERT, tuple("abcde"))}
     human_a = {"q1": 5, "q2": 4, "q3": 2, "q4": 1, "q5": 3, "q6": 2}
     human_b = {"q1": 4, "q2": 4, "q3": 3, "q4": 1, "q5": 2, "q6": 1}
-    items = [Annotation(q, who, {"relevance": v}, "", "x") for who, by_q in (("a", human_a), ("b", human_b))
+    items = [Rating(q, who, {"relevance": v}, "x") for who, by_q in (("a", human_a), ("b", human_b))
              for q, v in by_q.items()]
     f1 = {"q1": 0.9, "q2": 0.7, "q3": 0.4, "q4": 0.0, "q5": 0.5, "q6": 0.2}
     judge = {"q1": 9.0, "q2": None, "q3": 3.0, "q5": 6.0, "q6": 2.0}  # q2 null, q4 absent: both skipped

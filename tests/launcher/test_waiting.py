@@ -3,8 +3,12 @@ it ran (it continues it on the pipeline it built), else the batch's next job in 
 
 from __future__ import annotations
 
-from hydra_plugins.harness_launcher.launcher import _Waiting
-from hydra_plugins.harness_launcher.worker import configuration_of
+from harness.workers.batch import Waiting as _Waiting
+from harness.workers.rounds import Rounds
+from hydra_plugins.harness_racing.racing_sweeper import RacingSweeper
+
+RACE = Rounds(RacingSweeper.round_keys(), RacingSweeper.grid_job)
+configuration_of = RACE.configuration_of
 
 
 def _round(size: int, *configurations: int) -> list[list[str]]:
@@ -20,7 +24,7 @@ def test_a_grid_is_taken_in_job_order_by_any_worker():
 def test_each_worker_takes_the_next_round_of_the_configurations_it_ran():
     first = _round(20, 0, 1, 2, 3)
     ran = {configuration_of(job): worker for job, worker in zip(first, ["w1", "w2", "w2", "w1"])}
-    waiting = _Waiting(_round(40, 1, 2, 3), ran)  # 0 was eliminated
+    waiting = _Waiting(_round(40, 1, 2, 3), ran, RACE)  # 0 was eliminated
     assert waiting.take("w1")[1] == _round(40, 3)[0]
     assert waiting.take("w2")[1] == _round(40, 1)[0]
     assert waiting.take("w1")[1] == _round(40, 2)[0]  # none of its own left: the next in job order
@@ -29,6 +33,6 @@ def test_each_worker_takes_the_next_round_of_the_configurations_it_ran():
 
 def test_a_new_worker_takes_the_jobs_in_order_and_nothing_is_taken_twice():
     ran = {configuration_of(job): "w1" for job in _round(20, 0, 1)}
-    waiting = _Waiting(_round(40, 0, 1, 2), ran)
+    waiting = _Waiting(_round(40, 0, 1, 2), ran, RACE)
     assert [waiting.take(w)[0] for w in ("w3", "w1", "w3")] == [0, 1, 2]
     assert not waiting

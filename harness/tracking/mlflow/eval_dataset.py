@@ -24,6 +24,7 @@ from typing import Any
 from harness.config.lru import LeastRecentlyUsed
 from harness.results.records import RunResult
 from harness.tracking.mlflow.inputs import ATTEMPTS, CONTEXT, is_conflict
+from harness.tracking.mlflow.compat import dataset_entity
 from harness.tracking.mlflow.store import one_line, shown, store_lock
 
 log = logging.getLogger(__name__)
@@ -131,7 +132,7 @@ def _entity(dataset):
     reads every record back from the store to build it: a third of linking a job's run)."""
     key = (dataset.dataset_id, dataset.digest, dataset.last_update_time)
     if key not in _ENTITIES:
-        _ENTITIES[key] = dataset._to_mlflow_entity()
+        _ENTITIES[key] = dataset_entity(dataset)
     return _ENTITIES[key]
 
 

@@ -7,6 +7,7 @@ import warnings
 from pathlib import Path
 
 from harness.synth.provenance import synthetic_profile
+from harness.tracking.mlflow.compat import dataset_entity
 
 # MLflow stores a dataset's digest in a 36-character column (``datasets.digest``): PostgreSQL refuses
 # longer values. The full SHA-256 stays in the run's ``dataset.sha256`` tag.
@@ -35,7 +36,7 @@ def dataset_input(name: str, sha256: str, source: str):
             origin = resolve_dataset_source(Path(source).resolve().as_uri())
     else:
         origin = HuggingFaceDatasetSource(path=source or name)
-    entity = MetaDataset(source=origin, name=name, digest=sha256[:DIGEST_CHARS])._to_mlflow_entity()
+    entity = dataset_entity(MetaDataset(source=origin, name=name, digest=sha256[:DIGEST_CHARS]))
     profile = synthetic_profile(source) if source else None
     if profile is not None:
         entity = Dataset(name=entity.name, digest=entity.digest, source_type=entity.source_type, source=entity.source,

@@ -111,11 +111,12 @@ def _copy_empty_store(database: Path) -> None:
 def _empty_store(path: Path) -> Path:
     """An SQLite store with MLflow's tables, migrated by MLflow itself, and nothing else in it."""
     import sqlalchemy
-    from mlflow.store.db.utils import _initialize_tables
+
+    from harness.tracking.mlflow.compat import initialize_tables
 
     engine = sqlalchemy.create_engine(f"sqlite:///{path}")
     try:
-        _initialize_tables(engine)
+        initialize_tables(engine)
     finally:
         engine.dispose()
     return path

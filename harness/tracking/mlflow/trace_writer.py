@@ -69,19 +69,19 @@ class TraceWriter:
 
     def __init__(self, tracking_uri: str) -> None:
         self.tracking_uri = tracking_uri
-        self._client = None
+        self._store = None
         self._pool: ProcessPoolExecutor | None = None
         self._pending: list[tuple[str, Future]] = []
         self._failures: list[str] = []
 
     @property
     def store(self):
-        if self._client is None:
-            from mlflow.tracing.client import TracingClient
+        if self._store is None:
+            from harness.tracking.mlflow.compat import tracing_store
 
             quiet_database_errors()
-            self._client = TracingClient(self.tracking_uri)
-        return self._client.store
+            self._store = tracing_store(self.tracking_uri)
+        return self._store
 
     def write(self, job: TraceJob) -> int:
         """Writes the job's traces its run lacks, here and now; returns how many. A failure is kept, not raised."""

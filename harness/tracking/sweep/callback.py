@@ -383,7 +383,7 @@ class _JobInfoOfCurrentJob:
 
     def get(self, hydra_cfg, config: DictConfig, naming: dict[str, Any] | None) -> JobInfo:
         # and its number: the harness launcher continues a race's configuration in the same object,
-        # changed in place for its next round (hydra_plugins/harness_launcher/worker.py)
+        # changed in place for its next round (harness/workers/job.py)
         number = hydra_cfg.job.get("id")
         if self._job is None or self._job[0] is not config or self._job[1] != number:
             self._job, self._info = (config, number), _job_info(config, hydra_cfg, naming)

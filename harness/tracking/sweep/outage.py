@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.tracking.sweep.state import replace_file
+from harness.config.files import replace_file
+
 
 OUTAGE_FILE = ".harness_tracker_outage.json"
 

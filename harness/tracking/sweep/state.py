@@ -8,11 +8,11 @@ and each job leaves a ``summary.json`` beside its outputs for the end-of-sweep l
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from pathlib import Path
 from typing import Any
 
+from harness.config.files import replace_file
 from harness.config.secrets import redact
 from harness.tracking.sweep.naming import unique_names
 
@@ -80,13 +80,6 @@ def job_run(output_dir: Path, sweep_id: str | None) -> str | None:
         return None
     kept = json.loads(path.read_text())
     return kept.get("run_id") if kept.get("sweep_id") == sweep_id else None
-
-
-def replace_file(path: Path, text: str) -> None:
-    """Writes ``path`` whole or not at all: a kill mid-write leaves the file as it was."""
-    staging = path.with_name(f"{path.name}.{os.getpid()}")
-    staging.write_text(text)
-    os.replace(staging, path)
 
 
 def _round_record(output_dir: Path, sweep_id: str | None) -> dict[str, Any]:

@@ -13,6 +13,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from harness.config.files import replace_file
 from harness.tracking.base import Tracker
 
 CHAMPION_FILE = "champion.json"
@@ -30,7 +31,7 @@ def write_champion(sweep_dir: Path, champion: str, summaries: list[dict[str, Any
     record = {"name": champion, "job_num": summary.get("job_num"),
               "metrics": {m: float(metrics[m]) for m in headline
                           if metrics.get(m) is not None and not math.isnan(float(metrics[m]))}}
-    (sweep_dir / CHAMPION_FILE).write_text(json.dumps(record, indent=2) + "\n")
+    replace_file(sweep_dir / CHAMPION_FILE, json.dumps(record, indent=2) + "\n")
     return record
 
 

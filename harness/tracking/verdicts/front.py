@@ -10,6 +10,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from harness.config.files import replace_file
 from harness.results.numbers import column_decimals, fixed
 from harness.stats.front import Front, place, recorded_figure
 from harness.tracking.base import Tracker
@@ -37,7 +38,7 @@ def write_front(sweep_dir: Path, front: Front, names: list[str]) -> dict[str, An
     short, _, _ = short_names(names)
     record = {**front.to_dict(), "short": {run.name: short.get(run.name, run.name) for run in front.runs},
               "reasons": {run.name: front.reason(run.name, short) for run in front.runs}}
-    (sweep_dir / FRONT_FILE).write_text(json.dumps(record, indent=2) + "\n")
+    replace_file(sweep_dir / FRONT_FILE, json.dumps(record, indent=2) + "\n")
     return record
 
 
