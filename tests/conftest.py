@@ -43,6 +43,32 @@ def pytest_configure(config):
         config.pluginmanager.register(cpu_profile, "harness_cpu_profile")
 
 
+def pytest_collection_modifyitems(config, items):
+    """Under ``-n N``, the tests in N parts that each start with their share of the slow files: xdist's
+    ``worksteal`` gives each worker one contiguous Nth of the collection, then moves tests from the end
+    of a busy worker's queue to an idle one. In the collection's own order (by folder) most slow files
+    sat in one part, and the suite ended on end-to-end tests that no other worker could share
+    (tests/cpu_profile.py's "last to finish"); now each part ends on unit tests, which move. A file
+    stays whole in one part (its module-scoped servers start once); every worker collects the same
+    order, as xdist requires."""
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 0))
+    if workers < 2:
+        return
+    files: dict[str, list] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::")[0], []).append(item)
+    slow = {name: sum(1 for item in own if item.get_closest_marker("slow")) for name, own in files.items()}
+    # per part: its slow tests counted, the slow files' tests, the other files' tests
+    parts = [{"slow": 0, "first": [], "then": []} for _ in range(workers)]
+    for name in sorted((n for n in files if slow[n]), key=lambda n: -slow[n]):  # the most slow tests first
+        part = min(parts, key=lambda p: p["slow"])
+        part["slow"] += slow[name]
+        part["first"].extend(files[name])
+    for name in sorted((n for n in files if not slow[n]), key=lambda n: -len(files[n])):  # parts of equal size
+        min(parts, key=lambda p: len(p["first"]) + len(p["then"]))["then"].extend(files[name])
+    items[:] = [item for part in parts for item in part["first"] + part["then"]]
+
+
 @pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown under -p no:xdist
 def pytest_xdist_auto_num_workers(config) -> int:
     """``-n auto``: one test process more than the cores this process may run on (``make test``
@@ -83,26 +109,53 @@ def one_ray_cluster_at_a_time(tmp_path_factory):
 
 
 @pytest.fixture
-def compose():
+def compose(tmp_path_factory):
     """compose(overrides) -> the real root config with those overrides: the test's own copy of a
-    composition kept for the test process (``conf/`` does not change during a session; ~400 tests
-    compose, many the same overrides, and Hydra's composition is most of a config test's time)."""
+    composition kept for the session (``conf/`` does not change during a session; ~480 tests
+    compose, many the same overrides, and Hydra's composition is most of a config test's time):
+    in this test process, and in a file the session's other test processes read."""
     from harness.config import register
+    from tests.shared import shared_root
 
     register()
+    folder = shared_root(tmp_path_factory) / "compositions"
 
     def _compose(overrides: list[str] | None = None, return_hydra_config: bool = False):
-        key = (tuple(overrides or []), return_hydra_config, os.getcwd(), tuple(sorted(os.environ.items())))
+        key = (tuple(overrides or []), return_hydra_config, os.getcwd(),
+               tuple(sorted((k, v) for k, v in os.environ.items() if k not in _NOT_READ)))
         if key not in _COMPOSED:
-            _COMPOSED[key] = _hydra_compose(PROJECT_ROOT / "conf", list(overrides or []), return_hydra_config)
+            _COMPOSED[key] = _shared_composition(folder, key, lambda: _hydra_compose(
+                PROJECT_ROOT / "conf", list(overrides or []), return_hydra_config))
         return copy.deepcopy(_COMPOSED[key])
 
     return _compose
 
 
+def _shared_composition(folder: Path, key: tuple, build):
+    """``build()``'s config, or the one another test process of the session built for ``key`` (a
+    pickle written whole, then renamed: a reader never sees half of one; two processes that build
+    the same key at once both write it, the same)."""
+    import hashlib
+    import pickle
+
+    path = folder / (hashlib.sha256(repr(key).encode()).hexdigest() + ".pickle")
+    if path.is_file():
+        return pickle.loads(path.read_bytes())
+    cfg = build()
+    folder.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(f".{os.getpid()}.partial")
+    partial.write_bytes(pickle.dumps(cfg))
+    os.replace(partial, path)
+    return cfg
+
+
 # Compositions of conf/ kept per test process, by overrides, working folder and environment (what a
 # composition reads besides the files); a failed composition is not kept, so it fails again.
 _COMPOSED: dict = {}
+# Set by pytest for each test and phase ("tests/x.py::test_y (call)") and for each test process
+# ("gw0"), read by no config: with the first in the key, no composition was ever reused (30 of 483
+# in `make test-fast`); with the second, none was shared between the test processes.
+_NOT_READ = frozenset({"PYTEST_CURRENT_TEST", "PYTEST_XDIST_WORKER"})
 
 
 def _hydra_compose(folder: Path, overrides: list[str], return_hydra_config: bool = False):
@@ -128,3 +181,29 @@ def copied_conf(tmp_path):
         return _hydra_compose(folder, list(overrides or []))
 
     return folder, _compose
+
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _environment_read_at_start_kept():
+    """After each test file, the variables a new interpreter reads as it starts (those
+    tests/forkserver.py compares) as they were when the tests were collected. A library run in the
+    test process sets some for good (Ray's ``ray.init``: RAY_*, PYTHONBREAKPOINT; torch's compiler:
+    TORCHINDUCTOR_CACHE_DIR; MLflow's fluent API: MLFLOW_EXPERIMENT_ID), and from then on every CLI
+    run of that test process differed from the fork server's and started a new interpreter: in
+    ``make test``, after the first such file, most of them (~5 CPU s each)."""
+    yield
+    from tests import forkserver
+
+    # what the fork server allows to differ (it applies or sets them in the child) is left alone
+    allowed = {*forkserver.SET_BY_EVERY_COMMAND, *forkserver.SET_BEFORE_A_RUN, *forkserver.READ_WHEN_USED,
+               *forkserver.APPLIED_IN_CHILD}
+    for name in (set(os.environ) | set(_ENVIRONMENT_AT_START)) - allowed:
+        if name.startswith(forkserver.SHARED_AT_START) and os.environ.get(name) != _ENVIRONMENT_AT_START.get(name):
+            if name in _ENVIRONMENT_AT_START:
+                os.environ[name] = _ENVIRONMENT_AT_START[name]
+            else:
+                del os.environ[name]
+
+
+_ENVIRONMENT_AT_START = dict(os.environ)

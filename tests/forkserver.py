@@ -14,6 +14,14 @@ SIGINT handler, the warning filters of ``PYTHONWARNINGS``, fresh random seeds), 
 ``harness`` module as ``__main__`` (``runpy``) and ends as the interpreter does (threads joined,
 atexit handlers, streams flushed).
 
+The harness launcher's worker processes (``harness.workers.process.Worker.spawn``: a new interpreter
+that imports the task's libraries, ~6.5 of a 4-job sweep's 16.5 CPU s) are forked by the same server
+for a forked run: the worker's end of its socket and the run's stdout and stderr are passed to the
+server (``SCM_RIGHTS``), and the child runs the worker's loop (``harness.workers.loop.serve_on``) with
+the run's folder, environment and module search path, as the new interpreter would.
+Workers started as new interpreters are still tested: by tests/workers/ and by the script that
+tests/e2e/test_harness_launcher.py runs with ``python script.py`` (not forked, nor are its workers).
+
 A real interpreter is started instead where the fork could differ: an environment that differs from
 the server's in a variable read when the interpreter starts or a preloaded library is imported
 (``SHARED_AT_START``, less those read only when used and those the CLI sets itself before its
@@ -106,15 +114,17 @@ def popen(command, *, cwd=None, env=None, capture_output: bool = True, text: boo
 class Forked:
     """What the tests use of ``subprocess.Popen``, for a child of the fork server."""
 
-    def __init__(self, command: list[str], cwd, env: dict[str, str], sigint: bool):
+    def __init__(self, command: list[str], cwd, env: dict[str, str], sigint: bool, fds: list[int] | None = None):
         self.args, self.returncode = command, None
         self._folder = Path(tempfile.mkdtemp(prefix="run-", dir=_work_folder()))
         request = {"args": command[3:], "cwd": str(Path(cwd if cwd is not None else os.getcwd()).resolve()),
                    "env": env, "stdout": str(self._folder / "stdout"), "stderr": str(self._folder / "stderr"),
                    "sigint": sigint}
+        if fds:  # a worker: its socket, stdout and stderr are the launching run's
+            request.update(worker=True, path=list(sys.path))
         self._connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._connection.connect(_server())
-        self._connection.sendall(json.dumps(request).encode() + b"\n")
+        socket.send_fds(self._connection, [json.dumps(request).encode() + b"\n"], fds or [])
         self._buffer = b""
         self.pid = int(self._line())
 
@@ -142,7 +152,10 @@ class Forked:
 
     def send_signal(self, signum: int) -> None:
         if self.returncode is None:
-            os.kill(self.pid, signum)
+            try:
+                os.kill(self.pid, signum)
+            except ProcessLookupError:  # ended, its status not read yet: as Popen, nothing to signal
+                pass
 
     def terminate(self) -> None:
         self.send_signal(signal.SIGTERM)
@@ -153,7 +166,8 @@ class Forked:
     def _ended(self) -> None:
         ended = json.loads(self._line())
         self._connection.close()
-        CPU["children"] += ended["cpu"]
+        workers = self._folder / _WORKERS_CPU  # the run's workers: the server's children, not the run's
+        CPU["children"] += ended["cpu"] + (float(workers.read_text()) if workers.is_file() else 0.0)
         CPU["server"] = ended["server_cpu"]
         self.returncode = ended["status"]
 
@@ -191,7 +205,10 @@ def _work_folder() -> str:
 
 
 def _server() -> str:
-    """The socket of this process's server, started on first use (and stopped at exit)."""
+    """The socket of this process's server, started on first use (and stopped at exit); in a forked
+    run, the server that forked it."""
+    if "served" in _STATE:
+        return _STATE["served"]
     process = _STATE.get("process")
     if process is not None and process.poll() is None:
         return _STATE["socket"]
@@ -241,16 +258,19 @@ def serve(path: str) -> None:
     listener.bind(path + ".tmp")
     listener.listen(16)
     os.rename(path + ".tmp", path)  # the clients wait for the name: it appears once accepting
+    _STATE["served"] = path  # where a forked run asks for its workers
     while True:
         connection, _ = listener.accept()
-        request = json.loads(connection.makefile("r").readline())
+        request, fds = _request(connection)
         own = resource.getrusage(resource.RUSAGE_SELF)
         sys.stdout.flush()
         sys.stderr.flush()
         if os.fork() == 0:
             listener.close()
-            _wait(connection, request, own.ru_utime + own.ru_stime)
+            _wait(connection, request, own.ru_utime + own.ru_stime, fds)
         connection.close()
+        for fd in fds:
+            os.close(fd)
         try:
             while os.waitpid(-1, os.WNOHANG)[0]:  # the waiters that have ended
                 pass
@@ -258,7 +278,18 @@ def serve(path: str) -> None:
             pass
 
 
-def _wait(connection: socket.socket, request: dict, server_cpu: float) -> None:
+def _request(connection: socket.socket) -> tuple[dict, list[int]]:
+    """A request's line and the file descriptors sent with it (a worker's)."""
+    data, fds, _, _ = socket.recv_fds(connection, 1 << 20, 3)
+    while not data.endswith(b"\n"):
+        chunk = connection.recv(1 << 20)
+        if not chunk:
+            break
+        data += chunk
+    return json.loads(data), list(fds)
+
+
+def _wait(connection: socket.socket, request: dict, server_cpu: float, fds: list[int]) -> None:
     """The waiter: forks the child, reports its pid, then its exit status and CPU; never returns."""
     try:
         _die_with_parent(os.getppid())
@@ -266,7 +297,11 @@ def _wait(connection: socket.socket, request: dict, server_cpu: float) -> None:
         if pid == 0:
             connection.close()
             _die_with_parent(os.getppid())
+            if request.get("worker"):
+                _worker(request, fds)
             _child(request)
+        for fd in fds:  # the worker's socket reads as closed once the worker alone is gone
+            os.close(fd)
         connection.sendall(f"{pid}\n".encode())
         _, status, usage = os.wait4(pid, 0)
         ended = {"status": os.waitstatus_to_exitcode(status), "cpu": usage.ru_utime + usage.ru_stime,
@@ -308,6 +343,7 @@ def _child(request: dict) -> None:
         warnings._filters_mutated()
         sys.path[0] = os.getcwd()  # `python -m` puts the current folder first
         sys.argv = ["-m", *request["args"]]
+        _fork_workers(request)
         try:
             runpy.run_module("harness", run_name="__main__", alter_sys=True)
             status = 0
@@ -324,6 +360,61 @@ def _child(request: dict) -> None:
         _finalise()
     finally:
         os._exit(status if isinstance(status, int) else 1)
+
+
+_WORKERS_CPU = "workers_cpu"  # the CPU seconds of a forked run's workers, beside its stdout
+
+
+def _fork_workers(request: dict) -> None:
+    """The run's harness-launcher workers are forked by the server too (where a new interpreter would
+    find the server's environment); their CPU is written beside the run's stdout at its exit."""
+    from harness.workers import process
+
+    spawn = process.Worker.spawn
+
+    def forked(cls, pidfd: bool = process.HAS_PIDFD):
+        if not _forkable([], dict(os.environ)):
+            return spawn(pidfd)
+        ours, theirs = socket.socketpair()
+        worker = Forked([*HARNESS, "<worker>"], os.getcwd(), dict(os.environ), False,
+                        fds=[theirs.fileno(), 1, 2])
+        theirs.close()
+        from multiprocessing.connection import Connection
+
+        return cls(worker, Connection(ours.detach()), pidfd)
+
+    process.Worker.spawn = classmethod(forked)
+    atexit.register(lambda: Path(request["stdout"]).with_name(_WORKERS_CPU).write_text(str(CPU["children"])))
+
+
+def _worker(request: dict, fds: list[int]) -> None:
+    """Becomes the worker a run's launcher would start as ``python -c 'serve_on(FD)'``; never returns."""
+    status = 1
+    try:
+        import random
+
+        conn, stdout, stderr = fds
+        os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+        os.dup2(stdout, 1)
+        os.dup2(stderr, 2)
+        os.close(stdout)
+        os.close(stderr)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        random.seed()
+        if "numpy" in sys.modules:
+            sys.modules["numpy"].random.seed()
+        sys.path[:0] = request["path"]
+        sys.argv = ["-c"]
+        from harness.workers.loop import serve_on
+
+        serve_on(conn)
+        status = 0
+        _finalise()
+    finally:
+        os._exit(status)
 
 
 def _die_with_parent(parent: int) -> None:

@@ -4,17 +4,30 @@ likelihood judge, which passes its self-check on the demo questions, and is not 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from tests.e2e.test_sweep import run_cli
+from tests.shared import completed, once, process, shared_root
 
 pytestmark = pytest.mark.slow
 
 
-def test_demo_context_delta_is_non_zero_and_scored_by_a_judge_that_passes_its_selfcheck(tmp_path):
-    done = run_cli(tmp_path, "experiment=demo_sweep", "hydra.mode=RUN", "chunker=fixed_tokens", "retriever=hybrid",
-                   "tracking=none", multirun=False)
+def demo_run(tmp_path_factory) -> tuple[Path, object]:
+    """One configuration of `make run`'s demo, run once per test session (the longest CLI run of the
+    suite: the local generator and judge on every demo question) and read by the tests of its context
+    delta and of its time to first token: (its folder, its CompletedProcess). Tracked, as the demo is."""
+    def build(folder: Path) -> dict:
+        return process(run_cli(folder, "experiment=demo_sweep", "hydra.mode=RUN", "chunker=fixed_tokens",
+                               "retriever=hybrid", multirun=False, timeout=1800))
+
+    value = once(tmp_path_factory, "demo_run", build)
+    return shared_root(tmp_path_factory) / "shared" / "demo_run", completed(value)
+
+
+def test_demo_context_delta_is_non_zero_and_scored_by_a_judge_that_passes_its_selfcheck(tmp_path_factory):
+    tmp_path, done = demo_run(tmp_path_factory)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())["metrics"]
     assert metrics["judge/selfcheck_n"] == 20

@@ -1,5 +1,6 @@
-"""`make run`'s demo, shrunk to one configuration and a few questions: the local generator decodes
-``generation.ttft_sample`` of the answered questions alone, so the run logs its time to first token."""
+"""`make run`'s demo, shrunk to one configuration (the run test_demo_context_delta.py shares): the
+local generator decodes ``generation.ttft_sample`` of the answered questions alone and batches the
+rest, so the run logs its time to first token."""
 
 from __future__ import annotations
 
@@ -10,18 +11,17 @@ import pytest
 from omegaconf import OmegaConf
 
 from tests.conftest import PROJECT_ROOT
-from tests.e2e.test_sweep import run_cli, runs_of
+from tests.e2e.test_demo_context_delta import demo_run
+from tests.e2e.test_sweep import runs_of
 
 pytestmark = pytest.mark.slow
 
 
-def test_a_demo_run_logs_ttft_percentiles(tmp_path):
+def test_a_demo_run_logs_ttft_percentiles(tmp_path_factory):
     demo = OmegaConf.load(PROJECT_ROOT / "conf" / "experiment" / "demo_sweep.yaml")
     alone = demo.generation.ttft_sample
-    assert alone >= 1  # the demo measures TTFT
-    done = run_cli(tmp_path, "experiment=demo_sweep", "hydra.mode=RUN", "chunker=recursive", "retriever=bm25",
-                   "judge=none", "metrics.answer.bertscore=null", "generation.conditions=[with_context]",
-                   f"generation.sample={alone + 2}", multirun=False, timeout=1800)  # two left to batch
+    assert 1 <= alone < demo.generation.sample  # the demo measures TTFT, and batches the other answers
+    tmp_path, done = demo_run(tmp_path_factory)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     rows = [json.loads(line) for line in (tmp_path / "run" / "per_question.jsonl").read_text().splitlines()]
     timed = [r for r in rows if r.get("generation/ttft_seconds") is not None]
