@@ -17,7 +17,13 @@ time: an import inside a check counts as an import): imports (modules loaded), c
 composing the sweep's and each job's config), start-up checks (config checks, the dataset, every
 job built before the parent run), building parts (in the job), the pipeline, tracking (the
 callbacks' remaining work: MLflow runs, per-question tables, artifacts), end-of-sweep statistics
-and report, and the rest (Hydra's launcher and logging set-up, result files). ``per_job_overhead_s``:
+and report, waiting for the harness launcher's worker (its jobs), and the rest (Hydra's launcher
+and logging set-up, result files). The worker is timed the same way (``worker_phases_*``): imports,
+composition, Hydra's ``run_job`` (its copies of the config, ``HydraConfig``), the ``.hydra/*.yaml``
+files it writes, tracking (the callbacks in the job), building parts, the pipeline, waiting for the
+launcher, and the rest (the job's messages); ``worker_per_job_ms`` is each of its job phases per job.
+Each run composes from its own composition store (``$HARNESS_COMPOSITION_CACHE`` in the run's folder,
+empty before its first run). ``per_job_overhead_s``:
 (the whole cheap re-run - its pipeline) / jobs, wall seconds; ``demo_rerun_s``: the demo re-run's
 wall seconds. ``--code DIR`` runs the same benchmark on another checkout's code (e.g. the main
 branch's, ``--code /work/main``) alternating with this one, in the same folders, so both see the
@@ -30,6 +36,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -40,7 +47,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
 PHASES = ["imports", "composition", "start-up checks", "building parts", "pipeline", "tracking",
-          "end-of-sweep statistics and report", "other"]
+          "end-of-sweep statistics and report", "jobs in the worker", "other"]
 # (module, attribute path, phase): what makes each phase in the harness process. A target missing
 # from a checkout is skipped; an inner phase takes over from the outer one while it runs.
 TARGETS = [
@@ -48,6 +55,7 @@ TARGETS = [
     ("hydra._internal.config_loader_impl", "ConfigLoaderImpl.load_configuration", "composition"),
     ("harness.jobs", "_ComposedOnce.__call__", "composition"),
     ("harness.config.composition", "ComposedByChoices.__call__", "composition"),
+    ("harness.config.stored", "load_configuration", "composition"),  # a kept composition read back
     ("harness.tracking.sweep.callback", "TrackingCallback.on_multirun_start", "tracking"),
     ("harness.tracking.sweep.callback", "TrackingCallback.on_job_start", "tracking"),
     ("harness.tracking.sweep.callback", "TrackingCallback.on_job_end", "tracking"),
@@ -63,7 +71,32 @@ TARGETS = [
     ("harness.tracking.verdicts.statistics", "report_sweep_statistics", "end-of-sweep statistics and report"),
     ("harness.tracking.sweep.callback", "_report", "end-of-sweep statistics and report"),
     ("harness.tracking.sweep.callback", "describe_runs", "end-of-sweep statistics and report"),
+    ("harness.workers.batch", "wait", "jobs in the worker"),  # the harness launcher waiting for its workers
 ]
+# The harness launcher's worker process, timed the same way (a sitecustomize module the benchmark puts
+# on the worker's path starts the clock): what its jobs cost, by phase.
+WORKER_PHASES = ["imports", "composition", "Hydra's run_job (config copies, HydraConfig)", "Hydra's .hydra/*.yaml files",
+                 "tracking", "building parts", "pipeline", "waiting for the launcher", "other"]
+WORKER_TARGETS = [
+    ("_frozen_importlib", "_find_and_load", "imports"),
+    ("harness.workers.job", "run_job", "Hydra's run_job (config copies, HydraConfig)"),
+    ("hydra.core.utils", "_save_config", "Hydra's .hydra/*.yaml files"),
+    ("harness.config.composition", "ComposedByChoices.__call__", "composition"),
+    ("harness.workers.job", "next_round", "composition"),  # a race's continued round
+    ("harness.tracking.sweep.callback", "TrackingCallback.on_job_start", "tracking"),
+    ("harness.tracking.sweep.callback", "TrackingCallback.on_job_end", "tracking"),
+    ("harness.cli.sweep", "build_job", "building parts"),
+    ("harness.cli.sweep", "run_pipeline", "pipeline"),
+    ("multiprocessing.connection", "Connection.recv_bytes", "waiting for the launcher"),
+]
+WORKER_ENV = "JOB_OVERHEAD_WORKER_PHASES"
+WORKER_SITE = f"""import os, sys
+if os.environ.get({WORKER_ENV!r}) and sys.orig_argv[1:2] == ["-c"] and "serve_on" in sys.orig_argv[2]:
+    sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})
+    import job_overhead
+    del sys.path[0]
+    job_overhead.time_worker(os.environ[{WORKER_ENV!r}])
+"""
 
 
 # --- in the harness process (--child) ------------------------------------------------------------
@@ -71,9 +104,9 @@ TARGETS = [
 class PhaseClock:
     """Each phase's own wall and CPU seconds: while an inner phase runs, the outer one's clock stops."""
 
-    def __init__(self) -> None:
-        self.wall = dict.fromkeys(PHASES, 0.0)
-        self.cpu = dict.fromkeys(PHASES, 0.0)
+    def __init__(self, phases: list[str] = PHASES) -> None:
+        self.wall = dict.fromkeys(phases, 0.0)
+        self.cpu = dict.fromkeys(phases, 0.0)
         self.stack = ["other"]
         self.since = (time.perf_counter(), time.process_time())
 
@@ -99,14 +132,11 @@ class PhaseClock:
         return timed
 
 
-def child(out: Path, arguments: list[str]) -> None:
-    """Runs ``harness arguments`` in this process with the phase timers; writes them at exit."""
-    import atexit
+def install(clock: PhaseClock, targets: list[tuple[str, str, str]]) -> None:
+    """Wraps each target that this code has in the clock's timer of its phase."""
     import importlib
 
-    clock = PhaseClock()
-    started = time.perf_counter(), time.process_time()
-    for module_name, path, phase in TARGETS:
+    for module_name, path, phase in targets:
         try:
             module = importlib.import_module(module_name)
             *owners, name = path.split(".")
@@ -116,6 +146,35 @@ def child(out: Path, arguments: list[str]) -> None:
             setattr(owner, name, clock.wrap(getattr(owner, name), phase))
         except (ImportError, AttributeError):
             continue
+
+
+def time_worker(folder: str) -> None:
+    """In a harness launcher's worker (from WORKER_SITE): its phases, written to ``folder`` at exit."""
+    import atexit
+
+    clock = PhaseClock(WORKER_PHASES)
+    install(clock, WORKER_TARGETS)
+
+    def write() -> None:
+        clock.switch("other")
+        Path(folder, f"worker-{os.getpid()}.json").write_text(json.dumps({"wall": clock.wall, "cpu": clock.cpu}))
+
+    atexit.register(write)
+
+
+def child(out: Path, arguments: list[str]) -> None:
+    """Runs ``harness arguments`` in this process with the phase timers; writes them at exit."""
+    import atexit
+
+    clock = PhaseClock()
+    started = time.perf_counter(), time.process_time()
+    install(clock, TARGETS)
+    site = out.parent / "worker-site"  # the harness launcher's workers time themselves too
+    site.mkdir(exist_ok=True)
+    (site / "sitecustomize.py").write_text(WORKER_SITE)
+    (out.parent / "worker-phases").mkdir(exist_ok=True)
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])
+    os.environ[WORKER_ENV] = str(out.parent / "worker-phases")
 
     def write() -> None:
         clock.switch("other")
@@ -132,13 +191,16 @@ def child(out: Path, arguments: list[str]) -> None:
 
 # --- the benchmark ------------------------------------------------------------------------------
 
-def timed_run(code: Path, folder: Path, arguments: list[str]) -> dict:
-    """One harness run in ``folder`` with ``code`` on the path: whole and per-phase seconds."""
+def timed_run(code: Path, folder: Path, arguments: list[str], compositions: Path) -> dict:
+    """One harness run in ``folder`` with ``code`` on the path (its kept compositions in
+    ``compositions``, empty before the first run): whole and per-phase seconds."""
     phases = folder / "phases.json"
+    shutil.rmtree(folder / "worker-phases", ignore_errors=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run([sys.executable, __file__, "--child", str(phases), "--", *arguments], cwd=folder,
-                          capture_output=True, text=True, env={**os.environ, **ENV, "PYTHONPATH": str(code)})
+                          capture_output=True, text=True, env={**os.environ, **ENV, "PYTHONPATH": str(code),
+                                                             "HARNESS_COMPOSITION_CACHE": str(compositions)})
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -147,8 +209,12 @@ def timed_run(code: Path, folder: Path, arguments: list[str]) -> dict:
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     # Interpreter start-up and teardown, outside the timers, count as "other".
     measured["wall"]["other"] += wall - measured["in_process_wall"]
-    measured["cpu"]["other"] += cpu - measured["in_process_cpu"]
-    return {"wall": wall, "cpu": cpu, "phases_wall": measured["wall"], "phases_cpu": measured["cpu"]}
+    workers = [json.loads(path.read_text()) for path in sorted((folder / "worker-phases").glob("*.json"))]
+    # the children's CPU holds the workers': theirs is in their own phases
+    measured["cpu"]["other"] += cpu - measured["in_process_cpu"] - sum(sum(w["cpu"].values()) for w in workers)
+    return {"wall": wall, "cpu": cpu, "phases_wall": measured["wall"], "phases_cpu": measured["cpu"],
+            "worker_wall": {phase: sum(w["wall"][phase] for w in workers) for phase in WORKER_PHASES},
+            "worker_cpu": {phase: sum(w["cpu"][phase] for w in workers) for phase in WORKER_PHASES}}
 
 
 def sweep_arguments(kind: str, jobs: int, folder: Path, cache: Path, extra: list[str]) -> list[str]:
@@ -166,12 +232,19 @@ def median_run(runs: list[dict]) -> dict:
 
 def figures(runs: list[dict], jobs: int) -> dict:
     run = median_run(runs)
+    pipeline_wall = run["phases_wall"]["pipeline"] + run["worker_wall"]["pipeline"]
+    pipeline_cpu = run["phases_cpu"]["pipeline"] + run["worker_cpu"]["pipeline"]
+    in_jobs = {phase: seconds for phase, seconds in run["worker_wall"].items()
+               if phase not in ("imports", "waiting for the launcher")}  # what the worker spends on its jobs
     return {
         "wall_s": round(run["wall"], 2), "cpu_s": round(run["cpu"], 2), "walls_s": [round(r["wall"], 2) for r in runs],
-        "per_job_overhead_s": round((run["wall"] - run["phases_wall"]["pipeline"]) / jobs, 3),
-        "per_job_overhead_cpu_s": round((run["cpu"] - run["phases_cpu"]["pipeline"]) / jobs, 3),
+        "per_job_overhead_s": round((run["wall"] - pipeline_wall) / jobs, 3),
+        "per_job_overhead_cpu_s": round((run["cpu"] - pipeline_cpu) / jobs, 3),
         "phases_wall_s": {k: round(v, 2) for k, v in run["phases_wall"].items()},
         "phases_cpu_s": {k: round(v, 2) for k, v in run["phases_cpu"].items()},
+        "worker_phases_wall_s": {k: round(v, 2) for k, v in run["worker_wall"].items()},
+        "worker_phases_cpu_s": {k: round(v, 2) for k, v in run["worker_cpu"].items()},
+        "worker_per_job_ms": {k: round(1000 * v / jobs, 1) for k, v in in_jobs.items()},
     }
 
 
@@ -197,13 +270,15 @@ def main() -> None:
             folders = [Path(tmp) / f"{kind}-{number}" for number in range(len(codes))]
             for number, (code, folder) in enumerate(zip(codes, folders)):  # the first run fills cache and store
                 folder.mkdir()
-                first = timed_run(code, folder, sweep_arguments(kind, args.jobs, folder, cache, args.overrides))
+                first = timed_run(code, folder, sweep_arguments(kind, args.jobs, folder, cache, args.overrides),
+                                  folder / "compositions")
                 if number == 0:
                     cold[kind] = first["wall"]
                 print(f"{kind} first run ({code}): {first['wall']:.1f} s", flush=True)
             for _ in range(args.repeats):
                 for number, (code, folder) in enumerate(zip(codes, folders)):
-                    run = timed_run(code, folder, sweep_arguments(kind, args.jobs, folder, cache, args.overrides))
+                    run = timed_run(code, folder, sweep_arguments(kind, args.jobs, folder, cache, args.overrides),
+                                    folder / "compositions")
                     runs.setdefault((kind, number), []).append(run)
                     print(f"{kind} re-run ({code}): {run['wall']:.1f} s wall, {run['cpu']:.1f} s CPU", flush=True)
     results["load_average_end"] = os.getloadavg()

@@ -13,9 +13,10 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-# GGUF models de-quantized once for the whole run (every worker and CLI subprocess), in the
-# checkout's ignored .cache/ rather than the user's home.
+# GGUF models de-quantized, and Hydra's compositions kept, once for the whole run and the runs after
+# (every worker and CLI subprocess), in the checkout's ignored .cache/ rather than the user's home.
 os.environ.setdefault("HARNESS_MODEL_CACHE", str(PROJECT_ROOT / ".cache" / "models"))
+os.environ.setdefault("HARNESS_COMPOSITION_CACHE", str(PROJECT_ROOT / ".cache" / "compositions"))
 # One torch thread per xdist worker (and the CLI subprocesses it starts): with a worker per core,
 # two threads each oversubscribe the cores, and OpenMP's spinning threads then run the model tests
 # about 2.5x slower (measured on 2 cores: 26 s vs 62-74 s wall for the same two generator tests).
@@ -109,44 +110,23 @@ def one_ray_cluster_at_a_time(tmp_path_factory):
 
 
 @pytest.fixture
-def compose(tmp_path_factory):
+def compose():
     """compose(overrides) -> the real root config with those overrides: the test's own copy of a
-    composition kept for the session (``conf/`` does not change during a session; ~480 tests
-    compose, many the same overrides, and Hydra's composition is most of a config test's time):
-    in this test process, and in a file the session's other test processes read."""
+    composition kept in this test process (~480 tests compose, many the same overrides, and Hydra's
+    composition is most of a config test's time); what any process composed, the others read
+    from the composition store (harness.config.stored)."""
     from harness.config import register
-    from tests.shared import shared_root
 
     register()
-    folder = shared_root(tmp_path_factory) / "compositions"
 
     def _compose(overrides: list[str] | None = None, return_hydra_config: bool = False):
         key = (tuple(overrides or []), return_hydra_config, os.getcwd(),
                tuple(sorted((k, v) for k, v in os.environ.items() if k not in _NOT_READ)))
         if key not in _COMPOSED:
-            _COMPOSED[key] = _shared_composition(folder, key, lambda: _hydra_compose(
-                PROJECT_ROOT / "conf", list(overrides or []), return_hydra_config))
+            _COMPOSED[key] = _hydra_compose(PROJECT_ROOT / "conf", list(overrides or []), return_hydra_config)
         return copy.deepcopy(_COMPOSED[key])
 
     return _compose
-
-
-def _shared_composition(folder: Path, key: tuple, build):
-    """``build()``'s config, or the one another test process of the session built for ``key`` (a
-    pickle written whole, then renamed: a reader never sees half of one; two processes that build
-    the same key at once both write it, the same)."""
-    import hashlib
-    import pickle
-
-    path = folder / (hashlib.sha256(repr(key).encode()).hexdigest() + ".pickle")
-    if path.is_file():
-        return pickle.loads(path.read_bytes())
-    cfg = build()
-    folder.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(f".{os.getpid()}.partial")
-    partial.write_bytes(pickle.dumps(cfg))
-    os.replace(partial, path)
-    return cfg
 
 
 # Compositions of conf/ kept per test process, by overrides, working folder and environment (what a
@@ -159,11 +139,13 @@ _NOT_READ = frozenset({"PYTEST_CURRENT_TEST", "PYTEST_XDIST_WORKER"})
 
 
 def _hydra_compose(folder: Path, overrides: list[str], return_hydra_config: bool = False):
-    from hydra import compose as hydra_compose
+    """Hydra's compose API's config, through the composition store as the subcommands compose."""
     from hydra import initialize_config_dir
 
+    from harness.config import stored
+
     with initialize_config_dir(version_base="1.3", config_dir=str(folder)):
-        return hydra_compose("config", overrides=overrides, return_hydra_config=return_hydra_config)
+        return stored.compose("config", overrides, return_hydra_config)
 
 
 @pytest.fixture

@@ -214,11 +214,16 @@ def test_crafted_pickle_entry_is_never_executed(tmp_path, resum):
 
 
 def test_no_pickle_in_the_package():
-    """Nothing read from disk is unpickled. The one exception is not data: the harness launcher and
-    its workers (harness/workers/process.py, loop.py) pickle the messages they send each other over
-    the pipe of a process the launcher started, as Hydra's joblib launcher does with its workers."""
+    """Nothing read from disk is unpickled unless it proves it was written by this user. Two
+    exceptions: the harness launcher and its workers (harness/workers/process.py, loop.py) pickle
+    the messages they send each other over the pipe of a process the launcher started, as Hydra's
+    joblib launcher does with its workers; and Hydra's compositions kept between runs
+    (harness/config/stored.py) are unpickled only once their HMAC verifies under a key only this
+    user can read (tests/config/test_stored.py checks that an entry that does not verify is
+    never unpickled)."""
     package = Path(__file__).resolve().parents[1] / "harness"
-    inter_process = {package / "workers" / "loop.py", package / "workers" / "process.py"}
+    inter_process = {package / "workers" / "loop.py", package / "workers" / "process.py",
+                     package / "config" / "stored.py"}
     offenders = [str(path) for path in package.rglob("*.py") if path not in inter_process
                  and ("import pickle" in path.read_text() or "allow_pickle=True" in path.read_text())]
     assert offenders == []

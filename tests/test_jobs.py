@@ -41,9 +41,10 @@ def test_questions_with_nothing_to_score_them_against_are_refused_before_the_job
     assert build_job(compose([*overrides, "dataset.fields.answers=reply"])).dataset.questions[0].answers == ("Paris",)
 
 
-def test_a_sweep_composes_each_set_of_group_choices_once_and_hands_out_copies():
+def test_a_sweep_composes_each_set_of_group_choices_once_and_hands_out_copies(tmp_path, monkeypatch):
     """The start check, the sweeper's validation and the launcher share one composition per set of
-    group choices (harness.config.composition)."""
+    group choices (harness.config.composition), composed by Hydra's loader (an empty composition
+    store: none kept from an earlier run)."""
     from hydra import initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
     from hydra.types import RunMode
@@ -58,8 +59,9 @@ def test_a_sweep_composes_each_set_of_group_choices_once_and_hands_out_copies():
         loader = GlobalHydra.instance().config_loader()
         master = loader.load_configuration("config", overrides, RunMode.MULTIRUN)
         composed: list[tuple[str, ...]] = []
-        compose = loader.load_sweep_config
-        loader.load_sweep_config = lambda cfg, job: composed.append(tuple(job)) or compose(cfg, job)
+        compose = loader.load_configuration
+        loader.load_configuration = lambda **kwargs: composed.append(tuple(kwargs["overrides"])) or compose(**kwargs)
+        monkeypatch.setenv("HARNESS_COMPOSITION_CACHE", str(tmp_path / "store"))
 
         assert check_sweep_jobs(master) == 4
         jobs = sweep_job_overrides(master)
@@ -75,6 +77,7 @@ def test_a_sweep_composes_each_set_of_group_choices_once_and_hands_out_copies():
     assert again.chunker._target_.endswith("FixedTokensChunker") and again.chunker.size != 1
     assert (again.retriever.top_k, service(master, jobs[1]).retriever.top_k) == (2, 3)
     assert loader.load_sweep_config is not service  # Hydra's loader itself is left as it is
+    assert len(list((tmp_path / "store").glob("*.composition"))) == 2  # kept for the next run
 
 
 def test_parts_built_for_one_job_of_a_sweep_serve_the_next_with_the_same_results(compose, tmp_path):

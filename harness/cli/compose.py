@@ -18,10 +18,9 @@ from omegaconf import DictConfig
 
 def compose(overrides: list[str], tracking_uri: str | None = None) -> DictConfig:
     """The root config with ``overrides`` (and the store, when given), its targets and secrets checked."""
-    from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
 
-    from harness.config import register
+    from harness.config import register, stored
     from harness.config.checks import check_config
     from harness.config.resolvers import PROJECT_ROOT
 
@@ -33,7 +32,7 @@ def compose(overrides: list[str], tracking_uri: str | None = None) -> DictConfig
         overrides += [*([] if chosen else ["tracking=mlflow"]), f"tracking.tracking_uri='{tracking_uri}'"]
     register()
     with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
-        cfg = hydra_compose("config", overrides=overrides)
+        cfg = stored.compose("config", overrides)
     check_config(cfg)
     return cfg
 

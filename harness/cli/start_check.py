@@ -68,11 +68,12 @@ def _checked(create, config_name: str, overrides: list[str]) -> DictConfig | Non
 def _compose_checked(app, config_name: str, overrides: list[str]) -> DictConfig | None:
     from hydra.types import RunMode
 
+    from harness.config import stored
+
     try:
         # as a sweep's master config (its swept values left out; a single run has none), without
         # setting up logging: only Hydra's composition, which calls no target
-        cfg = app.compose_config(config_name=config_name, overrides=list(overrides), run_mode=RunMode.MULTIRUN,
-                                 with_log_configuration=False)
+        cfg = stored.load_configuration(app.config_loader, config_name, list(overrides), RunMode.MULTIRUN)
     except Exception:  # noqa: BLE001 - an override that does not compose: Hydra reports it its way
         return None
     refuse_to_start(cfg)

@@ -8,7 +8,8 @@ composition's ~0.3 s of CPU: a 64-job ``retriever.top_k`` sweep composed the sam
 :class:`ComposedByChoices` is a service of the harness, not a part of Hydra's loader: the start
 check (:func:`harness.jobs.check_sweep_jobs`), the harness's sweepers' validation and the harness
 launcher's workers call it; Hydra's own sweepers and launchers compose with Hydra's loader. It
-asks Hydra to compose each distinct set of group overrides once and
+asks Hydra to compose each distinct set of group overrides once (through the composition store,
+:mod:`harness.config.stored`: once per machine while the config files stay the same) and
 builds every job's config from a copy of it the way Hydra finishes a composition
 (``ConfigLoaderImpl._load_configuration_impl`` after ``_compose_config_from_defaults_list``): the
 value overrides applied by Hydra's own ``_apply_overrides_to_config``, then the job's override
@@ -19,6 +20,7 @@ config equals Hydra's own composition of it.
 from __future__ import annotations
 
 import copy
+import functools
 import os
 import sys
 
@@ -30,6 +32,7 @@ from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf, open_dict, read_write
 from omegaconf.errors import OmegaConfBaseException
 
+from harness.config import stored
 from harness.config.lru import LeastRecentlyUsed
 
 
@@ -49,7 +52,7 @@ class ComposedByChoices:
 
     def __init__(self, loader) -> None:
         self.loader = loader
-        self.compose = loader.load_sweep_config
+        self.compose = functools.partial(stored.load_sweep_config, loader)  # kept across runs too
         self.jobs: dict[tuple[int, tuple[str, ...]], DictConfig] = LeastRecentlyUsed(JOBS_KEPT)
         # (id of the master config, group overrides) -> (master config, kept alive so that its id
         # cannot be reused; the composition before its value overrides)
