@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 import os
 import pickle
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -57,8 +56,16 @@ def store(tmp_path, monkeypatch) -> Path:
 
 @pytest.fixture
 def conf(tmp_path) -> Path:
-    """A copy of conf/ that a test may change."""
-    return Path(shutil.copytree(PROJECT_ROOT / "conf", tmp_path / "conf"))
+    """A small config folder of the same shape as conf/ (a root config with a retriever group and a
+    ``hydra`` node), which a test may change: the same keys and checks at a tenth of a composition
+    of the real one (equality with Hydra's own and the read in another process use conf/ itself)."""
+    folder = tmp_path / "conf"
+    (folder / "retriever").mkdir(parents=True)
+    (folder / "config.yaml").write_text(
+        "defaults:\n  - retriever: bm25\n  - _self_\nseed: 0\nhydra:\n  job:\n    chdir: false\n")
+    (folder / "retriever" / "bm25.yaml").write_text("_target_: harness.retrievers.bm25.BM25Retriever\ntop_k: 5\n")
+    (folder / "retriever" / "dense.yaml").write_text("_target_: harness.retrievers.dense.DenseRetriever\ntop_k: 5\n")
+    return folder
 
 
 def yaml_of(cfg) -> str:
@@ -121,12 +128,12 @@ def test_a_changed_added_or_removed_config_file_is_composed_again(store, conf):
         load(["retriever=bm25_wide"])  # not answered from the entry made while it existed
 
 
-def test_a_changed_config_store_is_composed_again(store, monkeypatch):
+def test_a_changed_config_store_is_composed_again(store, conf, monkeypatch):
     from dataclasses import dataclass
 
     from hydra.core.config_store import ConfigStore
 
-    load = CountingLoader(PROJECT_ROOT / "conf")
+    load = CountingLoader(conf)
     load(["retriever=bm25"])
     repository = ConfigStore.instance().repo
     monkeypatch.setattr(ConfigStore.instance(), "repo", {**repository, "extra_group": {}})
@@ -142,8 +149,8 @@ def test_a_changed_config_store_is_composed_again(store, monkeypatch):
     assert load.composed == 2
 
 
-def test_the_working_folder_and_copied_environment_are_this_process(store, tmp_path, monkeypatch):
-    load = CountingLoader(PROJECT_ROOT / "conf")
+def test_the_working_folder_and_copied_environment_are_this_process(store, conf, tmp_path, monkeypatch):
+    load = CountingLoader(conf)
     overrides = ["hydra.job.env_copy=[HARNESS_TEST_COPIED]"]
     monkeypatch.setenv("HARNESS_TEST_COPIED", "first")
     load(overrides)
@@ -167,8 +174,8 @@ class NeverLoads:
         raise AssertionError("an entry that does not verify was unpickled")
 
 
-def test_an_entry_that_does_not_verify_is_said_and_composed_again_and_never_unpickled(store, caplog, monkeypatch):
-    load = CountingLoader(PROJECT_ROOT / "conf")
+def test_an_entry_that_does_not_verify_is_said_and_composed_again_and_never_unpickled(store, conf, caplog, monkeypatch):
+    load = CountingLoader(conf)
     load(["retriever=bm25"])
     [entry] = store.glob("*.composition")
 
@@ -202,6 +209,7 @@ def test_a_source_the_primary_config_adds_is_checked_when_read(store, conf, tmp_
     (extra / "retriever" / "wide.yaml").write_text("defaults:\n  - bm25\n  - _self_\ntop_k: 40\n")
     config = conf / "config.yaml"
     config.write_text(config.read_text().replace("\nhydra:\n", f"\nhydra:\n  searchpath: [file://{extra}]\n"))
+    assert f"searchpath: [file://{extra}]" in config.read_text()
     load = CountingLoader(conf)
     assert load(["retriever=wide"]).retriever.top_k == 40
     assert load(["retriever=wide"]).retriever.top_k == 40
@@ -212,8 +220,8 @@ def test_a_source_the_primary_config_adds_is_checked_when_read(store, conf, tmp_
     assert load.composed == 2
 
 
-def test_a_failed_composition_is_not_kept_and_off_keeps_nothing(store, monkeypatch):
-    load = CountingLoader(PROJECT_ROOT / "conf")
+def test_a_failed_composition_is_not_kept_and_off_keeps_nothing(store, conf, monkeypatch):
+    load = CountingLoader(conf)
     for _ in range(2):
         with pytest.raises(Exception, match="no_such_retriever"):
             load(["retriever=no_such_retriever"])
@@ -225,8 +233,8 @@ def test_a_failed_composition_is_not_kept_and_off_keeps_nothing(store, monkeypat
     assert load.composed == 4 and not list(store.glob("*.composition"))
 
 
-def test_the_key_is_private_and_a_folder_others_may_write_is_not_used(store, caplog):
-    load = CountingLoader(PROJECT_ROOT / "conf")
+def test_the_key_is_private_and_a_folder_others_may_write_is_not_used(store, conf, caplog):
+    load = CountingLoader(conf)
     load([])
     assert (store / "key").stat().st_mode & 0o077 == 0
     assert len((store / "key").read_bytes()) == 32
