@@ -95,6 +95,14 @@ class ComposedByChoices:
         OmegaConf.copy_cache(from_config=master_config, to_config=cfg)
         return cfg
 
+    def group_overrides(self, master_config: DictConfig, sweep_overrides: list[str]) -> tuple[str, ...] | None:
+        """The job's overrides that shape its defaults tree (its config-group choices), in order; None
+        where Hydra composes the job itself (a sweep or search-path override)."""
+        parsed = self._parser.parse_overrides(list(sweep_overrides))
+        if any(o.is_sweep_override() or o.get_key_element() == "hydra.searchpath" for o in parsed):
+            return None
+        return tuple(o.input_line for o in parsed if self._shapes_defaults(master_config, o))
+
     def compositions(self, master_config: DictConfig) -> dict[tuple[str, ...], DictConfig]:
         """The compositions kept for ``master_config``, by group overrides: what
         :meth:`adopt` gives another process's copy (the harness launcher's worker)."""
@@ -177,6 +185,20 @@ def next_round(config: DictConfig, task_config: DictConfig | None, before: list[
         lines.extend([o.input_line for o in new if not o.is_hydra_override()])
         _name_folder(config, new)
     return True
+
+
+def next_job(config: DictConfig, before: list[str], after: list[str], groups: tuple[str, ...]) -> bool:
+    """:func:`next_round` for a sweep's next job of the same config-group choices: ``config``, run with
+    the overrides ``before`` (whose group choices are ``groups``:
+    :meth:`ComposedByChoices.group_overrides`), becomes the config of ``after`` in place where the two
+    differ only in plain values of keys that are neither groups nor in Hydra's node
+    (``retriever.top_k=5`` for ``retriever.top_k=2``). Returns False, changing nothing, otherwise."""
+    if not set(groups) <= set(after):
+        return False
+    chosen = {line.split("=", 1)[0].lstrip("+~") for line in groups}
+    keys = frozenset(key for key in (line.split("=", 1)[0] for line in after if line not in before)
+                     if key not in chosen and not key.startswith("hydra."))
+    return next_round(config, None, before, after, keys)
 
 
 def _plain_value(override: Override) -> bool:

@@ -145,6 +145,46 @@ def test_a_race_rounds_config_continued_in_place_equals_hydras_composition(loade
     assert task.race.questions == 40 and isinstance(task.race.questions, int)
 
 
+def test_a_grid_jobs_config_continued_in_place_equals_hydras_composition(loader):
+    """The harness launcher's worker changes the config of its last job of the same group choices
+    into the next job's (harness.workers.job): what it and the task get equals Hydra's composition."""
+    from harness.config.composition import next_job
+
+    master = loader.load_configuration("config", ["retriever.top_k=2,5"], RunMode.MULTIRUN)
+    first = ["chunker=recursive", "retriever.top_k=2", "chunker.size=64", "hydra.sweep.subdir=0"]
+    second = ["chunker=recursive", "retriever.top_k=5", "chunker.size=32", "hydra.sweep.subdir=0"]
+    composed = ComposedByChoices(loader)
+    config = composed(master, first)
+    _run_by_hydra(config)
+    assert next_job(config, first, second, composed.group_overrides(master, first))
+    expected = loader.load_sweep_config(master, second)
+    OmegaConf.set_readonly(expected.hydra, True)
+    assert OmegaConf.to_yaml(config) == OmegaConf.to_yaml(expected)
+    assert list(config.hydra.overrides.task) == list(expected.hydra.overrides.task)
+    assert config.hydra.job.override_dirname == expected.hydra.job.override_dirname
+    assert OmegaConf.to_yaml(_run_by_hydra(config)) == OmegaConf.to_yaml(_run_by_hydra(expected))
+
+
+@pytest.mark.parametrize("second", [
+    ["chunker=fixed_tokens", "retriever.top_k=5", "hydra.sweep.subdir=0"],  # a group choice
+    ["chunker=recursive", "retriever.top_k=5", "hydra.sweep.subdir=1"],  # a value of Hydra's node
+    ["chunker=recursive", "+retriever.top_k=5", "hydra.sweep.subdir=0"],  # not a plain change
+    ["chunker=recursive", "hydra.sweep.subdir=0"],  # another number of overrides
+])
+def test_a_grid_job_that_differs_otherwise_is_not_continued_and_nothing_changes(loader, second):
+    from harness.config.composition import next_job
+
+    master = loader.load_configuration("config", [], RunMode.MULTIRUN)
+    first = ["chunker=recursive", "retriever.top_k=2", "hydra.sweep.subdir=0"]
+    composed = ComposedByChoices(loader)
+    config = composed(master, first)
+    _run_by_hydra(config)
+    before = OmegaConf.to_yaml(config)
+    assert composed.group_overrides(master, first) == ("chunker=recursive",)
+    assert not next_job(config, first, second, ("chunker=recursive",))
+    assert OmegaConf.to_yaml(config) == before
+
+
 @pytest.mark.parametrize("second", [
     ["chunker=fixed_tokens", "chunker.size=64", "race.questions=40"],  # a group choice
     ["chunker=recursive", "chunker.size=32", "race.questions=40"],  # another value than the round's
