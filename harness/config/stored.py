@@ -165,7 +165,7 @@ def _added_sources(cfg: DictConfig, searched: list[str]) -> list[str]:
     return [path for path in used if path not in searched]
 
 
-def _source_fingerprint(path: str | None) -> str | None:
+def _source_fingerprint(path: str) -> str | None:
     """The sha256 of what a config source holds, or None where it cannot be read from here."""
     scheme, _, where = path.partition("://")
     if scheme == "structured":
@@ -252,7 +252,10 @@ class _Store:
         signature, payload = data[len(LAYOUT):len(LAYOUT) + 32], data[len(LAYOUT) + 32:]
         if not hmac.compare_digest(signature, hmac.new(secret, payload, hashlib.sha256).digest()):
             return "does not match its signature (changed or written by someone else)", None
-        added, cfg = pickle.loads(payload)
+        try:
+            added, cfg = pickle.loads(payload)
+        except Exception as err:  # noqa: BLE001 - signed by this user, but of classes this code no longer has
+            return f"could not be read ({type(err).__name__}: {err})", None
         if {path: _source_fingerprint(path) for path in added} != added:
             return "was composed from config files that have changed since", None
         return None, cfg

@@ -251,3 +251,19 @@ def test_the_key_is_private_and_a_folder_others_may_write_is_not_used(store, con
     (store / "key").chmod(0o644)
     load([])
     assert load.composed == 4
+
+
+def test_a_signed_entry_of_classes_this_code_lacks_is_said_and_composed_again(store, conf, caplog):
+    import hashlib
+    import hmac
+
+    load = CountingLoader(conf)
+    load([])
+    [entry] = store.glob("*.composition")
+    payload = b"cno_such_module_of_the_harness\nGone\n."  # a pickle naming a class no module holds
+    signature = hmac.new((store / "key").read_bytes(), payload, hashlib.sha256).digest()
+    entry.write_bytes(stored.LAYOUT + signature + payload)
+    with caplog.at_level(logging.WARNING, logger="harness.config.stored"):
+        assert load([]).retriever.top_k == 5
+    assert load.composed == 2
+    assert f"the kept composition {entry} could not be read (ModuleNotFoundError" in caplog.text
