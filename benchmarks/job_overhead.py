@@ -17,8 +17,9 @@ time: an import inside a check counts as an import): imports (modules loaded), c
 composing the sweep's and each job's config), start-up checks (config checks, the dataset, every
 job built before the parent run), building parts (in the job), the pipeline, tracking (the
 callbacks' remaining work: MLflow runs, per-question tables, artifacts), end-of-sweep statistics
-and report, waiting for the harness launcher's worker (its jobs), and the rest (Hydra's launcher
-and logging set-up, result files). The worker is timed the same way (``worker_phases_*``): imports,
+and report, waiting for the harness launcher's worker (its jobs), logging what the worker's jobs
+handed back (their MLflow runs and summaries, their traces queued for the writer process), and the
+rest (Hydra's launcher and logging set-up, result files). The worker is timed the same way (``worker_phases_*``): imports,
 composition, Hydra's ``run_job`` (its copies of the config, ``HydraConfig``), the ``.hydra/*.yaml``
 files it writes, tracking (the callbacks in the job), building parts, the pipeline, waiting for the
 launcher, and the rest (the job's messages); ``worker_per_job_ms`` is each of its job phases per job.
@@ -47,7 +48,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
 PHASES = ["imports", "composition", "start-up checks", "building parts", "pipeline", "tracking",
-          "end-of-sweep statistics and report", "jobs in the worker", "other"]
+          "end-of-sweep statistics and report", "jobs in the worker", "logging the worker's jobs", "other"]
 # (module, attribute path, phase): what makes each phase in the harness process. A target missing
 # from a checkout is skipped; an inner phase takes over from the outer one while it runs.
 TARGETS = [
@@ -72,6 +73,8 @@ TARGETS = [
     ("harness.tracking.sweep.callback", "_report", "end-of-sweep statistics and report"),
     ("harness.tracking.sweep.callback", "describe_runs", "end-of-sweep statistics and report"),
     ("harness.workers.batch", "wait", "jobs in the worker"),  # the harness launcher waiting for its workers
+    # what a worker's jobs handed back with their answers (their runs, summaries, traces queued)
+    ("harness.tracking.sweep.handoff", "run", "logging the worker's jobs"),
 ]
 # The harness launcher's worker process, timed the same way (a sitecustomize module the benchmark puts
 # on the worker's path starts the clock): what its jobs cost, by phase.

@@ -128,6 +128,10 @@ class Tracker:
         ``sweep_dir``, whatever process runs them: one outage, one wait
         (:mod:`harness.tracking.sweep.outage`)."""
 
+    def expect_traces(self, questions: int) -> None:
+        """A sweep whose jobs have about ``questions`` questions each is starting, its traces written
+        by this process: a tracker that writes them in the background may get ready now."""
+
     def flush(self) -> list[str]:
         """Waits for what is still being written in the background (a sweep's traces); returns a
         line per job whose part of it could not be written."""

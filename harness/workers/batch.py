@@ -18,6 +18,7 @@ from typing import Any, Sequence
 from hydra.core.utils import JobReturn
 
 from harness.jobs import checked_in_this_process, compositions_of_this_process
+from harness.tracking.sweep import handoff
 from harness.workers.lost_job import WorkerLost, end_lost_job
 from harness.workers.pool import WorkerPool
 from harness.workers.process import Worker
@@ -61,6 +62,7 @@ class Workers:
         results: list[Any] = [None] * len(job_overrides)
         running: dict[Worker, tuple[int, Sequence[str]]] = {}
         size = min(self.size, len(job_overrides))
+        left: list[bytes] = []  # what the jobs that ended left to this process (logging their runs, traces)
         while waiting or running:
             while waiting and len(running) < size:
                 busy = self._idle_worker(running, sweep)
@@ -68,6 +70,8 @@ class Workers:
                 busy.send(("job", initial_job_idx + position, list(overrides), checked))
                 running[busy] = (position, overrides)
                 self.ran[rounds.configuration_of(list(overrides))] = busy
+            handoff.run(left)  # while the workers compute their next jobs
+            left = []
             ready = set(wait([w for busy in running for w in busy.waitables()]))
             for busy in [w for w in running if ready.intersection(w.waitables())]:
                 position, overrides = running.pop(busy)
@@ -77,11 +81,14 @@ class Workers:
                     results[position] = self._lost(busy, hydra_context, config, initial_job_idx + position,
                                                    list(overrides))
                 elif answer[0] == "error":  # the job's config could not be composed, as in the basic launcher
+                    handoff.run(left)  # the jobs that ended are logged
                     raise answer[1]
                 else:
                     results[position] = answer[1]
+                    left.extend(answer[2])
                     if not busy.alive():  # it answered, then died: the next job gets a new one
                         self._drop(busy)
+        handoff.run(left)
         return results
 
     def _idle_worker(self, running: dict, sweep: tuple) -> Worker:

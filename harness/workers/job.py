@@ -22,6 +22,7 @@ from harness.config.allowlist import check_targets
 from harness.config.composition import next_job, next_round
 from harness.config.lru import LeastRecentlyUsed
 from harness.jobs import PARTS_KEPT, checked_in_this_process, compositions_of_this_process
+from harness.tracking.sweep import handoff
 from harness.workers.rounds import rounds_of
 
 log = logging.getLogger(__name__)
@@ -42,6 +43,7 @@ class SweepInWorker:
     def __init__(self, hydra_context, config, task_function, compositions: dict, singleton_state: dict[Any, Any]) -> None:
         setup_globals()
         Singleton.set_state(singleton_state)
+        handoff.accept()  # the sweep's process logs each job (run, traces) while this one runs the next
         self.hydra_context, self.config, self.task_function = hydra_context, config, task_function
         self.sweep_dir = str(config.hydra.sweep.dir)
         self.composed = compositions_of_this_process(self.sweep_dir, hydra_context.config_loader)

@@ -10,8 +10,10 @@ then one job at a time.
 Messages on the pipe, pickled: ``("sweep", sys_path, hydra_context, config, task_function,
 compositions, singleton_state)`` once (with cloudpickle, as joblib ships them: OmegaConf's resolvers
 are local functions), then ``("job", number, overrides, checked)``, each answered with
-``("done", job_return)`` or ``("error", exception)`` (composing the job failed: the launcher raises
-it, as the basic launcher would); ``("stop",)`` or a closed pipe ends the worker.
+``("done", job_return, left)`` (``left``: the work the job left to the sweep's process, such as
+writing its traces: :mod:`harness.tracking.sweep.handoff`) or ``("error", exception)`` (composing
+the job failed: the launcher raises it, as the basic launcher would); ``("stop",)`` or a closed
+pipe ends the worker.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ def serve(conn) -> None:
     for module in WARM_MODULES:  # while the launching process starts its sweep
         with contextlib.suppress(Exception):  # a module that cannot be imported fails the job that needs it
             importlib.import_module(module)
+    from harness.tracking.sweep import handoff
     from harness.workers.job import SweepInWorker
 
     sweep: SweepInWorker | None = None
@@ -63,8 +66,9 @@ def serve(conn) -> None:
             continue
         assert sweep is not None and message[0] == "job"
         try:
-            answer = ("done", sweep.run(*message[1:]))
+            answer = ("done", sweep.run(*message[1:]), handoff.taken())
         except Exception as err:  # noqa: BLE001 - the job could not be composed: the launcher raises it
+            handoff.taken()  # nothing a job that did not run left is done
             answer = ("error", _portable(err))
         sys.stdout.flush()
         sys.stderr.flush()
@@ -80,7 +84,7 @@ def _pickled(answer: tuple) -> bytes:
     try:
         return cloudpickle.dumps(answer)
     except Exception as err:  # noqa: BLE001 - any pickling failure
-        kind, value = answer
+        kind, value, *left = answer
         if kind == "error":
             return pickle.dumps((kind, RuntimeError(f"{value!r} (could not be sent back: {err!r})")))
         from hydra.core.utils import JobReturn, JobStatus
@@ -88,7 +92,8 @@ def _pickled(answer: tuple) -> bytes:
         return pickle.dumps((kind, JobReturn(overrides=value.overrides, working_dir=value.working_dir,
                                              task_name=value.task_name, status=JobStatus.FAILED,
                                              _return_value=RuntimeError(
-                                                 f"the job's result could not be sent back to the launcher: {err!r}"))))
+                                                 f"the job's result could not be sent back to the launcher: {err!r}")),
+                             *left))
 
 
 def _portable(err: Exception) -> Exception:

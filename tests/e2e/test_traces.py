@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -37,8 +38,8 @@ ANSWERS = {"t1": "Tokens expire after 3600 seconds.", "t2": "100 connections", "
 def sweep(tmp_path_factory):
     """Two configurations on the tiny data; two of the four questions answered (from a predictions file).
     Run by the sweep's own process (hydra/launcher=basic), their traces go through the writer process
-    (a sweep of larger jobs uses it; the tiny ones would be written by the sweep's own process); the
-    harness launcher's workers write theirs when each job ends, as the other e2e sweeps do."""
+    (a sweep of larger jobs uses it; the tiny ones would be written by the sweep's own process), as
+    the harness launcher's workers hand theirs to it (the last test here)."""
     folder = tmp_path_factory.mktemp("traces")
     predictions = folder / "predictions.jsonl"
     predictions.write_text("".join(json.dumps({"question_id": q, "answer": a, "input_tokens": 50, "output_tokens": 6})
@@ -227,3 +228,37 @@ def test_a_store_that_refuses_writes_gets_one_line_and_the_results_stay(tmp_path
            f"database; the results are in {tmp_path / 'run'}" in line
     assert "Traceback" not in done.stderr and "INSERT INTO" not in done.stdout + done.stderr
     assert len(read_table(tmp_path / "run")) == 4
+
+
+def test_a_workers_traces_go_to_the_sweeps_writer_and_a_refusal_reaches_the_end_report_and_sync(tmp_path):
+    """Under the harness launcher (``harness -m``'s default) a job's traces are handed to the
+    sweep's process with the job's answer and written there by its writer process while the worker
+    computes the next job. A store that refuses them (a trigger on MLflow's trace table: the runs
+    are logged, the traces are not) is named in the end report, and ``harness sync`` writes them."""
+    store = tmp_path / "mlflow.db"
+    uri = f"sqlite:///{store}"
+    open_client(uri).create_experiment("e2e")
+    with sqlite3.connect(store) as db:
+        db.execute("CREATE TRIGGER refuse_traces BEFORE INSERT ON trace_info "
+                   "BEGIN SELECT RAISE(ABORT, 'traces are refused here'); END")
+    done = run_cli(tmp_path, *TINY_DATASET_OVERRIDES, "chunker=none", "retriever=bm25,dense",
+                   "tracking.background_traces_from=0")
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
+    out = done.stdout + done.stderr
+    for name in ("retriever=bm25", "retriever=dense"):
+        assert f"NOT LOGGED the traces of {name}: the store {uri} refused them: " in out
+    assert "NOT LOGGED the traces of 2 of 2 jobs" in done.stdout
+    assert f"harness sync {tmp_path / 'sweep'}" in done.stdout
+    client, children = children_of(tmp_path)
+    assert len(children) == 2 and all(run.info.status == "FINISHED" and run.data.metrics for run in children)
+    summaries = list((tmp_path / "sweep").glob("*/summary.json"))
+    assert len(summaries) == 2  # each job ended before its traces were written: its summary has no traces error
+    assert not any("traces_error" in json.loads(summary.read_text()) for summary in summaries)
+    with sqlite3.connect(store) as db:
+        db.execute("DROP TRIGGER refuse_traces")
+    synced = subprocess.run([sys.executable, "-m", "harness", "sync", str(tmp_path / "sweep"),
+                             f"tracking.tracking_uri={uri}"], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=600, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    assert synced.returncode == 0, synced.stdout[-3000:] + synced.stderr[-3000:]
+    for run in children:
+        assert [t.info.tags[QUESTION_TAG] for t in traces_of(client, run)] == ["t1", "t2", "t3", "t4"]

@@ -250,3 +250,69 @@ def test_only_the_reported_metrics_and_the_judges_scores_are_assessments_the_res
     whole = build_trace(row("q1"), records, "run1", "0", "n")  # null: every metric, texts whole
     assert VALUES_ATTRIBUTE not in whole.spans[0].attributes
     assert whole.spans[1].outputs[0]["page_content"] == "a long first passage"
+
+
+def test_a_workers_job_hands_its_traces_to_the_sweeps_process_which_writes_them(tmp_path, monkeypatch):
+    """In a harness launcher's worker (no sweep open in its process) the traces are not written when
+    the job ends: they go with its answer, and the sweep's process writes them (handoff)."""
+    from harness.tracking.mlflow.trace_writer import log_traces
+    from harness.tracking.sweep import handoff
+    from harness.tracking.trace_policy import TraceContent
+
+    monkeypatch.setattr(handoff, "_LEFT", None)
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    tracker = MLflowTracker(uri, "exp", str(tmp_path / "mlruns"), ui_hint=False, traces="none")
+    info = JobInfo(name="retriever=bm25", choices={}, overrides=[], params={}, config_yaml="")
+    result = RunResult(dataset="tiny", dataset_sha256="abc", rows=[row("q1"), row("q2", False)], metrics={},
+                       stages=stages(["q1", "q2"], {"q1"}))
+    result.write(tmp_path / "job")
+    run_id = tracker.log_job(JobOutcome(status="FINISHED", output_dir=tmp_path / "job", result=result), info, None)
+    experiment = tracker._experiment()
+    client = MlflowClient(uri)
+
+    def traced() -> list[str]:
+        found = client.search_traces(locations=[experiment], run_id=run_id, max_results=100, include_spans=False)
+        return sorted(t.info.tags[QUESTION_TAG] for t in found)
+
+    handoff.accept()
+    assert log_traces(uri, result.rows, TraceContent(), experiment, run_id, result, "retriever=bm25",
+                      tracker._retrying, background_from=10) is None
+    assert traced() == []  # not written by the job
+    left = handoff.taken()
+    assert len(left) == 1
+    handoff.run(left)  # the sweep's process: fewer than background_from, no writer process yet: written at once
+    assert traced() == ["q1", "q2"] and tracker.flush() == [] and handoff.failures() == []
+
+
+@pytest.mark.parametrize("traces, questions, started", [("auto", 3, True), ("all", 5, True), ("auto", 2, False),
+                                                         ("answered", 5, False), ("none", 5, False)])
+def test_a_sweep_of_large_jobs_starts_the_writer_process_before_its_first_job(tmp_path, traces, questions, started):
+    """The writer process starts with the sweep where its jobs will use it (each with at least
+    background_traces_from traces; `answered` traces an unknown share), then writes the first job."""
+    from harness.tracking.mlflow import trace_writer
+
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    tracker = MLflowTracker(uri, "exp", str(tmp_path / "mlruns"), ui_hint=False, traces=traces,
+                            background_traces_from=3)
+    tracker.expect_traces(questions)
+    writer = trace_writer.writer_for(uri)
+    try:
+        assert (writer._pool is not None) == started
+        if started:
+            info = JobInfo(name="retriever=bm25", choices={}, overrides=[], params={}, config_yaml="")
+            qids = ["q1", "q2", "q3"]
+            result = RunResult(dataset="tiny", dataset_sha256="abc", rows=[row(q) for q in qids], metrics={},
+                               stages=stages(qids, set(qids)))
+            result.write(tmp_path / "job")
+            logger = MLflowTracker(uri, "exp", str(tmp_path / "mlruns"), ui_hint=False, traces="none")
+            run_id = logger.log_job(JobOutcome(status="FINISHED", output_dir=tmp_path / "job", result=result),
+                                    info, None)
+            writer.submit(TraceJob(tracker._experiment(), run_id, "retriever=bm25", result.rows, result.stages), 3)
+            assert writer.flush() == []
+            found = MlflowClient(uri).search_traces(locations=[tracker._experiment()], run_id=run_id, max_results=10)
+            assert sorted(t.info.tags[QUESTION_TAG] for t in found) == qids
+            assert len(writer._pool._processes) == 1
+    finally:
+        if writer._pool is not None:
+            writer._pool.shutdown()
+        trace_writer._WRITERS.pop(uri, None)

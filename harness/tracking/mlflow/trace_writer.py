@@ -10,8 +10,9 @@ the batch's spans (one session, or one OTLP request to a tracking server).
 Measured (issue 35): ``mlflow.start_span`` costs about 90 ms a trace into SQLite and
 ``mlflow.genai.evaluate`` 1.9 s a row; ``benchmarks/tracing.py`` measures this writer. Its cost is
 MLflow's ORM writing each assessment as a row (about 2 s of CPU for a demo job's 86 traces and 2,600
-assessments), so in a sweep it runs in a second process (the next job computes meanwhile, on another
-core); a thread would hold the interpreter's lock for most of it.
+assessments), so in a sweep it runs in a second process started by the sweep's own process (the
+next job computes meanwhile, on another core; a harness launcher's worker hands its jobs' traces
+over with their answers); a thread would hold the interpreter's lock for most of it.
 
 A failure never stops a sweep and never unlogs its run: it is kept (:meth:`TraceWriter.flush`
 returns it as a line), and ``harness sync`` writes the missing traces later.
@@ -33,6 +34,7 @@ from harness.config.secrets import redact_text
 from harness.log_filters import FILE_ONLY
 from harness.results.records import RunResult
 from harness.results.stage_records import StageRecords
+from harness.tracking.sweep import handoff
 from harness.tracking.sweep.interruption import OPEN
 from harness.tracking.trace_policy import TraceContent
 from harness.tracking.mlflow.traces import QUESTION_TAG, BuiltTrace, build_trace
@@ -103,14 +105,24 @@ class TraceWriter:
             self.write(job)
             return
         try:
-            if self._pool is None:
-                # spawn: a fresh interpreter, not a fork of one holding models and threads
-                self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                                                 initializer=_end_with, initargs=(os.getpid(),))
-            self._pending.append((job.name, self._pool.submit(_write_elsewhere, self.tracking_uri, job)))
+            self._pending.append((job.name, self._process().submit(_write_elsewhere, self.tracking_uri, job)))
         except Exception:  # noqa: BLE001 - no second process here (a sandbox, a broken pool): write them now
             log.info("no trace writer process; writing %s's traces here", job.name, exc_info=True, extra=FILE_ONLY)
             self.write(job)
+
+    def start(self) -> None:
+        """Starts the writer process now, opening the store there (the jobs it will write come later)."""
+        try:
+            self._process().submit(_open_store, self.tracking_uri)
+        except Exception:  # noqa: BLE001 - no second process here: the first job's submit says so
+            log.info("the trace writer process could not start early", exc_info=True, extra=FILE_ONLY)
+
+    def _process(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            # spawn: a fresh interpreter, not a fork of one holding models and threads
+            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_end_with, initargs=(os.getpid(),))
+        return self._pool
 
     def flush(self) -> list[str]:
         """Waits for the traces submitted so far; returns (and forgets) a line per job whose traces failed."""
@@ -176,6 +188,15 @@ def _end_with(parent: int) -> None:
     threading.Thread(target=watch, name="harness-trace-writer-parent", daemon=True).start()
 
 
+def _open_store(tracking_uri: str) -> None:
+    """The writer process's first task when started early: MLflow's store opened, ready for a job.
+    A store that cannot be opened is the first job's failure, with its reason."""
+    try:
+        writer_for(tracking_uri).store
+    except Exception:  # noqa: BLE001
+        log.info("the trace store could not be opened early", exc_info=True, extra=FILE_ONLY)
+
+
 def _write_elsewhere(tracking_uri: str, job: TraceJob) -> list[str]:
     """The writer process's work for one job: its failure lines."""
     writer = writer_for(tracking_uri)
@@ -187,18 +208,26 @@ def log_traces(tracking_uri: str, rows: list[dict[str, Any]], content: TraceCont
                result: RunResult, name: str, retry: Callable[[Callable[[], Any], str], Any], background_from: int = 0,
                fresh: bool = False) -> int | None:
     """Writes the traces of ``rows`` (the job's questions that get one now) its run lacks: in the
-    background in the process that runs a sweep's jobs one after another (the next job computes
-    meanwhile; :func:`pending_failures` waits) when the job has at least ``background_from`` of them
-    or the writer process already runs, else before returning (as for a single run, ``harness
-    sync``, a parallel launcher's worker). Returns how many it wrote, None where they were queued."""
+    background in the sweep's process (the next job computes meanwhile; :func:`pending_failures`
+    waits) when the job has at least ``background_from`` of them or the writer process already
+    runs. A harness launcher's worker hands them to the sweep's process with the job's answer
+    (:mod:`~harness.tracking.sweep.handoff`). Else they are written before this returns (a single
+    run, ``harness sync``, a Ray worker). Returns how many it wrote, None where they were queued."""
     if not rows:
         return 0
     job = TraceJob(experiment_id, run_id, name, rows, result.stages, retry, fresh, content)
-    writer = writer_for(tracking_uri)
     if OPEN.sweep_id is not None:
-        writer.submit(job, background_from)
+        writer_for(tracking_uri).submit(job, background_from)
         return None
-    return writer.write(job)
+    if handoff.leave(submit_traces, tracking_uri, job, background_from):
+        return None
+    return writer_for(tracking_uri).write(job)
+
+
+def submit_traces(tracking_uri: str, job: TraceJob, background_from: int) -> None:
+    """In the sweep's process: the traces a harness launcher's worker handed over with its job's
+    answer, written as the sweep's own jobs' are (:meth:`TraceWriter.submit`)."""
+    writer_for(tracking_uri).submit(job, background_from)
 
 
 _WRITERS: dict[str, TraceWriter] = {}

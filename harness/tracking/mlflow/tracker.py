@@ -243,6 +243,15 @@ class MLflowTracker(Tracker):
             raise StoreRefused(failures[-1])
         return written
 
+    def expect_traces(self, questions: int) -> None:
+        """Starts the trace writer's process now where the sweep's jobs will use it (each with at
+        least ``background_traces_from`` traces; ``answered`` traces an unknown share): its start
+        (a new interpreter importing MLflow's store, ~3 CPU s) overlaps the sweep's own instead of
+        delaying the first job's traces."""
+        mode = self.trace_policy.traces
+        if mode in ("all", "auto") and questions >= self.background_traces_from:
+            mlflow_trace_writer.writer_for(self.tracking_uri).start()
+
     def flush(self) -> list[str]:
         return mlflow_trace_writer.pending_failures(self.tracking_uri)
 

@@ -31,7 +31,7 @@ from harness.jobs import (JobNotValid, SweepNotValid, build_job, check_sweep_job
                           load_dataset, parts_of_this_process)
 from harness.log_filters import FILE_ONLY
 from harness.racing.race import read_race
-from harness.tracking.sweep import race, state as sweep
+from harness.tracking.sweep import handoff, race, state as sweep
 from harness.tracking.verdicts.description import describe_runs
 from harness.tracking.verdicts.gating import check_gates
 from harness.tracking.sweep.interruption import OPEN, allow_signals, hold_signals
@@ -42,7 +42,7 @@ from harness.tracking.verdicts.selfcheck_flags import threshold_notes, warnings 
 from harness.tracking.outcome import JobInfo, JobOutcome
 from harness.tracking.sweep.resume import resume_sweep
 from harness.tracking.sweep.search import log_search_result
-from harness.tracking.sweep.sync import log_summary, mark_sweep_end_logged, not_logged
+from harness.tracking.sweep.sync import log_ended_job, log_summary, mark_sweep_end_logged, not_logged
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +93,8 @@ class TrackingCallback(Callback):
         with _stop_on_error("sweep", "it cannot be resumed" if resume else "the tracker could not start the sweep"):
             state = self._resume_sweep(config, tracker, resume) if resume else self._start_sweep(config, tracker)
         OPEN.tracker, OPEN.sweep_id, OPEN.sweep_dir = tracker, state["sweep_id"], str(config.hydra.sweep.dir)
+        if dataset is not None and _traces_written_here(config):
+            tracker.expect_traces(len(dataset.questions))
         stats = instantiate(config.stats)
         if stats.enabled and dataset is not None:
             from harness.tracking.verdicts.statistics import plan_sweep  # scipy and statsmodels: a sweep's, not a run's
@@ -179,6 +181,13 @@ class TrackingCallback(Callback):
             race.log_round_traces(tracker, run_id, outcome, info.name, state["sweep_id"])
         else:
             tracker = sweep_tracker(config) if multirun else instantiate(config.tracking)
+            if multirun and handoff.leave(log_ended_job, tracker, summary, outcome, info,
+                                          state.get("parent_run_id"), run_id):
+                # a harness launcher's worker: the sweep's process logs the job (and writes its
+                # summary) while this one runs the next job
+                OPEN.job_run_id = None
+                hold_signals()
+                return
             log_summary(tracker, summary, outcome, info, state.get("parent_run_id"), run_id, multirun)
         traces_failed = tracker.flush() if OPEN.sweep_id is None else []  # else written in the background
         if traces_failed:
@@ -236,7 +245,7 @@ class TrackingCallback(Callback):
             print(f"NOT LOGGED the sweep's end (leaderboard, statistics): {err!r}")
             end_logged = False
         # The jobs' traces, written in the background while the sweep went on (statistics included).
-        untraced = len(tracker.flush()) + sum("traces_error" in s for s in summaries)
+        untraced = len(tracker.flush()) + len(handoff.failures()) + sum("traces_error" in s for s in summaries)
         OPEN.sweep_id = None
         for summary in summaries:
             if summary["status"] != "FINISHED":
@@ -285,6 +294,16 @@ def open_job_run(tracker, info: JobInfo, state: dict[str, Any], output_dir: Path
     if run_id and sweep_id:
         sweep.keep_job_run(output_dir, sweep_id, run_id)
     return run_id
+
+
+# The launchers whose jobs' traces this process writes: its own jobs', and those the harness
+# launcher's workers hand over (named, not imported: the launchers sit above the tracking layer).
+_TRACES_WRITTEN_HERE = ("hydra._internal.core_plugins.basic_launcher.BasicLauncher",
+                        "hydra_plugins.harness_launcher.launcher.HarnessLauncher")
+
+
+def _traces_written_here(config: DictConfig) -> bool:
+    return OmegaConf.select(config, "hydra.launcher._target_", default=None) in _TRACES_WRITTEN_HERE
 
 
 def _gates(config: DictConfig):

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.config.secrets import redact
 from harness.results.records import RunResult
 from harness.tracking.sweep import state as sweep
 from harness.log_filters import FILE_ONLY
@@ -215,6 +216,17 @@ def log_summary(tracker: Tracker, summary: dict[str, Any], outcome: JobOutcome, 
         if multirun:
             log.warning("NOT LOGGED %s: %s; its results are in %s", info.name, err, outcome.output_dir)
         summary["tracking_error"] = str(err) if isinstance(err, StoreRefused) else repr(err)
+
+
+def log_ended_job(tracker: Tracker, summary: dict[str, Any], outcome: JobOutcome, info: JobInfo,
+                  parent_id: str | None, run_id: str | None) -> None:
+    """In the sweep's process: a job a harness launcher's worker ran, handed over with its answer
+    (:mod:`~harness.tracking.sweep.handoff`), logged into its run as :func:`log_summary` logs it
+    while the worker runs the next job; then its summary is written (the job is finished for a
+    resume from then on; a sweep stopped before leaves it to run again, as one stopped before a
+    job's summary is written)."""
+    log_summary(tracker, summary, outcome, info, parent_id, run_id, multirun=True)
+    sweep.write_job_summary(outcome.output_dir, redact(summary))
 
 
 def mark_sweep_end_logged(sweep_dir: Path) -> None:
