@@ -42,6 +42,12 @@ def slow(question: str, seconds: float = 5.0) -> str:
     return "late"
 
 
+def slow_search(question: str, seconds: float) -> dict:
+    """Searching takes ``seconds`` a question: a job that is still running while a test acts on it."""
+    time.sleep(seconds)
+    return {"answer": "See the limits page.", "contexts": [{"text": "Fifty requests per hour.", "doc_id": "limits"}]}
+
+
 def dies_at(question: str, n: int, at: int = 2) -> str:
     """Kills its own process (as the kernel's OOM killer or ``kill -9`` would) in the job where ``n == at``."""
     if n == at:

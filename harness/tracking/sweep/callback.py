@@ -181,8 +181,9 @@ class TrackingCallback(Callback):
             race.log_round_traces(tracker, run_id, outcome, info.name, state["sweep_id"])
         else:
             tracker = sweep_tracker(config) if multirun else instantiate(config.tracking)
+            log_file = Path(hydra_cfg.runtime.output_dir) / f"{hydra_cfg.job.name}.log"
             if multirun and handoff.leave(log_ended_job, tracker, summary, outcome, info,
-                                          state.get("parent_run_id"), run_id):
+                                          state.get("parent_run_id"), run_id, log_file):
                 # a harness launcher's worker: the sweep's process logs the job (and writes its
                 # summary) while this one runs the next job
                 OPEN.job_run_id = None
