@@ -246,7 +246,8 @@ class TrackingCallback(Callback):
             print(f"NOT LOGGED the sweep's end (leaderboard, statistics): {err!r}")
             end_logged = False
         # The jobs' traces, written in the background while the sweep went on (statistics included).
-        untraced = len(tracker.flush()) + len(handoff.failures()) + sum("traces_error" in s for s in summaries)
+        untraced = len(tracker.flush()) + sum("traces_error" in s for s in summaries)
+        undone = handoff.failures()  # a job's logging its worker handed over that could not run: said then
         OPEN.sweep_id = None
         for summary in summaries:
             if summary["status"] != "FINISHED":
@@ -256,12 +257,14 @@ class TrackingCallback(Callback):
             print(f"NOT LOGGED {len(unlogged)} of {len(summaries)} jobs: {', '.join(s['name'] for s in unlogged)}")
         if untraced:  # each job said why on its own line
             print(f"NOT LOGGED the traces of {untraced} of {len(summaries)} jobs")
-        if unlogged or not end_logged or untraced:
+        if undone:
+            print(f"NOT DONE {len(undone)} job(s)' logging handed to the sweep's process by its workers (above)")
+        if unlogged or not end_logged or untraced or undone:
             print(f"Results are kept in {sweep_dir}; log them once the tracker is back: harness sync {sweep_dir}")
         print(f"Leaderboard: {sweep_dir / 'leaderboard.csv'}")
         gates_failed = check_gates(_gates(config), summaries, tracker, sweep_dir, state.get("parent_run_id"))
         _print_where(tracker)
-        if (failed or unlogged or not end_logged or untraced) and self.exit_on_failure:
+        if (failed or unlogged or not end_logged or untraced or undone) and self.exit_on_failure:
             raise SystemExit(EXIT_JOBS_FAILED)
         if gates_failed and self.exit_on_failure:
             raise SystemExit(EXIT_GATES_FAILED)
