@@ -181,9 +181,8 @@ class TrackingCallback(Callback):
             race.log_round_traces(tracker, run_id, outcome, info.name, state["sweep_id"])
         else:
             tracker = sweep_tracker(config) if multirun else instantiate(config.tracking)
-            log_file = Path(hydra_cfg.runtime.output_dir) / f"{hydra_cfg.job.name}.log"
             if multirun and handoff.leave(log_ended_job, tracker, summary, outcome, info,
-                                          state.get("parent_run_id"), run_id, log_file):
+                                          state.get("parent_run_id"), run_id, _job_log_file(hydra_cfg)):
                 # a harness launcher's worker: the sweep's process logs the job (and writes its
                 # summary) while this one runs the next job
                 OPEN.job_run_id = None
@@ -298,6 +297,16 @@ def open_job_run(tracker, info: JobInfo, state: dict[str, Any], output_dir: Path
     if run_id and sweep_id:
         sweep.keep_job_run(output_dir, sweep_id, run_id)
     return run_id
+
+
+def _job_log_file(hydra_cfg) -> tuple[str, str] | None:
+    """The job's log file and its lines' format, as its Hydra logging config names them
+    (``hydra.job_logging.handlers.file``: conf/hydra/job_logging/harness.yaml); None without one."""
+    handler = OmegaConf.select(hydra_cfg, "job_logging.handlers.file", default=None)
+    if handler is None or handler.get("filename") is None:
+        return None
+    fmt = OmegaConf.select(hydra_cfg, f"job_logging.formatters.{handler.get('formatter')}.format", default=None)
+    return str(handler.filename), fmt or logging.BASIC_FORMAT
 
 
 # The launchers whose jobs' traces this process writes: its own jobs', and those the harness

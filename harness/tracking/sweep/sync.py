@@ -34,8 +34,6 @@ from harness.tracking.verdicts.leaderboard import Leaderboard
 from harness.tracking.outcome import JobInfo, JobOutcome
 
 log = logging.getLogger(__name__)
-# A job's log file's lines (the `simple` formatter of conf/hydra/job_logging/harness.yaml).
-JOB_LOG_FORMAT = "[%(asctime)s][%(name)s][%(levelname)s] - %(message)s"
 
 # Files the end of a sweep leaves in its folder and attaches to the parent run.
 SWEEP_FILES = ("power_plan.txt", "stats.csv", "stats_verdicts.csv", "stats.png", "stats_not_computed.txt", FRONT_FILE)
@@ -222,27 +220,28 @@ def log_summary(tracker: Tracker, summary: dict[str, Any], outcome: JobOutcome, 
 
 
 def log_ended_job(tracker: Tracker, summary: dict[str, Any], outcome: JobOutcome, info: JobInfo,
-                  parent_id: str | None, run_id: str | None, log_file: Path | None = None) -> None:
+                  parent_id: str | None, run_id: str | None, log_file: tuple[str, str] | None = None) -> None:
     """In the sweep's process: a job a harness launcher's worker ran, handed over with its answer
     (:mod:`~harness.tracking.sweep.handoff`), logged into its run as :func:`log_summary` logs it
     while the worker runs the next job; then its summary is written (the job is finished for a
     resume from then on; a sweep stopped before leaves it to run again, as one stopped before a
     job's summary is written). What is logged meanwhile (a failure's traceback) goes to the job's
-    own ``log_file`` too, as in its worker."""
+    own log file too, as in its worker (``log_file``: its path and its lines' format)."""
     with _also_into(log_file):
         log_summary(tracker, summary, outcome, info, parent_id, run_id, multirun=True)
     sweep.write_job_summary(outcome.output_dir, redact(summary))
 
 
 @contextmanager
-def _also_into(log_file: Path | None):
-    """The process's log records also written to ``log_file`` meanwhile (every level the root
-    logger passes, redacted, in the job log's format: conf/hydra/job_logging/harness.yaml)."""
+def _also_into(log_file: tuple[str, str] | None):
+    """The process's log records also written to the file of ``log_file`` (path, format) meanwhile:
+    every level the root logger passes, redacted."""
     if log_file is None:
         yield
         return
-    handler = logging.FileHandler(log_file, encoding="utf-8")
-    handler.setFormatter(logging.Formatter(JOB_LOG_FORMAT))
+    path, fmt = log_file
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter(fmt))
     handler.addFilter(RedactingFilter())
     root = logging.getLogger()
     root.addHandler(handler)
